@@ -1,0 +1,32 @@
+import Handlebars from 'handlebars';
+import type { Assets } from '../load/assets.js';
+import type { ProjectView } from './view-model.js';
+
+/** One file of the generated project, before formatting. */
+export interface GeneratedFile {
+  path: string;
+  content: string;
+}
+
+/** Template file → output path; names that npm or git would treat specially are renamed here. */
+const OUTPUT_PATH: Record<string, string> = {
+  'env.example.hbs': '.env.example',
+  'gitignore.hbs': '.gitignore',
+};
+
+/** Renders the templates and adds the runtime sources. Pure: assets and view in, files out. */
+export function emitProject(view: ProjectView, assets: Assets): GeneratedFile[] {
+  const hbs = Handlebars.create();
+  // Schemas and strings are emitted as JSON data, never spliced into code as raw text.
+  hbs.registerHelper('json', (value: unknown) => JSON.stringify(value));
+  const files: GeneratedFile[] = [];
+  for (const [templatePath, source] of Object.entries(assets.templates)) {
+    const render = hbs.compile(source, { strict: true, noEscape: true });
+    const path = OUTPUT_PATH[templatePath] ?? templatePath.replace(/\.hbs$/, '');
+    files.push({ path, content: render(view) });
+  }
+  for (const [name, source] of Object.entries(assets.runtime)) {
+    files.push({ path: `src/runtime/${name}`, content: source });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,82 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { McpGenError } from '../diagnostics.js';
+import type { ApiModel } from '../model/api-model.js';
+import { openApi3ToModel } from './openapi3.js';
+import { asRecord, type Doc } from './spec-shape.js';
+import { swagger2ToModel } from './swagger2.js';
+
+export type SpecVersion = '2.0' | '3.0' | '3.1';
+
+export interface LoadedSpec {
+  /** The path or URL as the user gave it, for messages. */
+  source: string;
+  version: SpecVersion;
+  model: ApiModel;
+}
+
+/** Reads, validates and dereferences a spec file or URL, then maps it to the intermediate model. */
+export async function loadSpec(source: string): Promise<LoadedSpec> {
+  let doc: Doc;
+  try {
+    // validate() dereferences too; circular refs stay as object cycles, handled by the tools stage.
+    doc = asRecord(await SwaggerParser.validate(source, { dereference: { circular: true } }));
+  } catch (error) {
+    throw toDiagnosticError(source, error);
+  }
+  const version = specVersion(doc);
+  const model = version === '2.0' ? swagger2ToModel(doc) : openApi3ToModel(doc, version === '3.1' ? 'oas31' : 'oas30');
+  return { source, version, model: { ...model, baseUrl: resolveAgainstSource(model.baseUrl, source) } };
+}
+
+function specVersion(doc: Doc): SpecVersion {
+  if (doc.swagger === '2.0') return '2.0';
+  return String(doc.openapi).startsWith('3.1') ? '3.1' : '3.0';
+}
+
+/** A relative server URL is relative to where the spec was fetched from (OpenAPI 3, Server Object). */
+function resolveAgainstSource(baseUrl: string, source: string): string {
+  if (/^https?:\/\//i.test(baseUrl) || !/^https?:\/\//i.test(source)) return baseUrl;
+  return new URL(baseUrl, source).href;
+}
+
+interface AjvDetail {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** swagger-parser's many error shapes → one diagnostic with the JSON pointer of the first problem. */
+function toDiagnosticError(source: string, error: unknown): McpGenError {
+  const err = error as { message?: string; details?: AjvDetail[]; code?: string; path?: string[] };
+  const details = Array.isArray(err.details) ? err.details : [];
+  if (details.length > 0) {
+    const lines = details.slice(0, 10).map((d) => `${d.instancePath || '/'}: ${describe(d)}`);
+    return new McpGenError({
+      code: 'SPEC_INVALID',
+      severity: 'error',
+      file: source,
+      pointer: details[0]?.instancePath || '',
+      message: `the spec is not a valid OpenAPI document:\n  ${lines.join('\n  ')}${details.length > 10 ? `\n  …and ${details.length - 10} more` : ''}`,
+      help: 'fix the spec at the pointer shown; mcp-gen validates against the official OpenAPI schema',
+    });
+  }
+  const message = firstLine(err.message ?? String(error)).replace(/^Error parsing \S+: /, '');
+  const cannotRead = err.code === 'ERESOLVER' || /ENOENT|Error opening file|Error downloading/i.test(err.message ?? '');
+  return new McpGenError({
+    code: cannotRead ? 'SPEC_UNREADABLE' : 'SPEC_PARSE',
+    severity: 'error',
+    file: source,
+    pointer: Array.isArray(err.path) ? `/${err.path.join('/')}` : undefined,
+    message: cannotRead ? `cannot read the spec: ${message}` : `cannot parse the spec: ${message}`,
+    help: cannotRead ? 'check the path or URL' : 'the spec must be valid YAML or JSON',
+  });
+}
+
+function describe(d: AjvDetail): string {
+  const extra = d.params?.additionalProperty ?? d.params?.missingProperty;
+  return `${d.message ?? 'invalid'}${extra && !String(d.message).includes(String(extra)) ? ` (${String(extra)})` : ''}`;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? text;
+}

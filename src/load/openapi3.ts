@@ -1,0 +1,138 @@
+import type {
+  ApiModel,
+  ApiOperation,
+  ApiParameter,
+  ApiRequestBody,
+  ApiResponse,
+  HttpMethod,
+  MediaTypeContent,
+  ParameterLocation,
+  ParameterStyle,
+  Schema,
+} from '../model/api-model.js';
+import { createDialectConverter, type SchemaDialect } from './schema-dialect.js';
+import { HTTP_METHODS, jsonPointer, type Doc, asRecord, asArray, optionalString } from './spec-shape.js';
+
+/** Default serialization style per location (OpenAPI 3, "style" defaults). */
+const DEFAULT_STYLE: Record<ParameterLocation, ParameterStyle> = {
+  path: 'simple',
+  query: 'form',
+  header: 'simple',
+  cookie: 'form',
+};
+
+/** OpenAPI 3.0 / 3.1 (dereferenced) → the intermediate model. */
+export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30' | 'oas31'>): ApiModel {
+  const toSchema = createDialectConverter(dialect);
+  const info = asRecord(doc.info);
+  const schemaNames = new Map<Schema, string>();
+  for (const [name, schema] of Object.entries(asRecord(asRecord(doc.components).schemas))) {
+    schemaNames.set(toSchema(schema), name);
+  }
+
+  const operations: ApiOperation[] = [];
+  for (const [path, pathItemValue] of Object.entries(asRecord(doc.paths))) {
+    const pathItem = asRecord(pathItemValue);
+    for (const method of HTTP_METHODS) {
+      const op = pathItem[method.toLowerCase()];
+      if (!op || typeof op !== 'object') continue;
+      operations.push(toOperation(path, method, pathItem, asRecord(op), toSchema));
+    }
+  }
+
+  return {
+    title: optionalString(info.title) ?? 'API',
+    version: optionalString(info.version) ?? '0.0.0',
+    description: optionalString(info.description) ?? optionalString(info.summary),
+    baseUrl: serverUrl(asArray(doc.servers)[0]),
+    operations,
+    schemaNames,
+  };
+}
+
+function toOperation(
+  path: string,
+  method: HttpMethod,
+  pathItem: Doc,
+  op: Doc,
+  toSchema: (s: unknown) => Schema,
+): ApiOperation {
+  return {
+    operationId: optionalString(op.operationId),
+    method,
+    path,
+    summary: optionalString(op.summary) ?? optionalString(pathItem.summary),
+    description: optionalString(op.description) ?? optionalString(pathItem.description),
+    deprecated: op.deprecated === true || undefined,
+    tags: asArray(op.tags).filter((t): t is string => typeof t === 'string'),
+    parameters: mergeParameters(asArray(pathItem.parameters), asArray(op.parameters)).map((p) =>
+      toParameter(p, toSchema),
+    ),
+    requestBody: op.requestBody ? toRequestBody(asRecord(op.requestBody), toSchema) : undefined,
+    responses: Object.entries(asRecord(op.responses)).map(([status, r]) => toResponse(status, asRecord(r), toSchema)),
+    pointer: jsonPointer(['paths', path, method.toLowerCase()]),
+  };
+}
+
+/** Operation-level parameters override path-level ones with the same name and location. */
+export function mergeParameters(pathLevel: unknown[], operationLevel: unknown[]): Doc[] {
+  const byKey = new Map<string, Doc>();
+  for (const p of [...pathLevel, ...operationLevel]) {
+    const param = asRecord(p);
+    byKey.set(`${String(param.in)}:${String(param.name)}`, param);
+  }
+  return [...byKey.values()];
+}
+
+function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
+  const location = p.in as ParameterLocation;
+  const style = (optionalString(p.style) as ParameterStyle | undefined) ?? DEFAULT_STYLE[location];
+  // A parameter may carry its schema inside `content` instead of `schema`.
+  const contentSchema = Object.values(asRecord(p.content)).map((m) => asRecord(m).schema)[0];
+  const schema = toSchema(p.schema ?? contentSchema ?? {});
+  return {
+    name: String(p.name),
+    in: location,
+    required: location === 'path' ? true : p.required === true,
+    description: optionalString(p.description),
+    deprecated: p.deprecated === true || undefined,
+    schema,
+    style,
+    explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
+    allowReserved: p.allowReserved === true || undefined,
+  };
+}
+
+function toContents(content: unknown, toSchema: (s: unknown) => Schema): MediaTypeContent[] {
+  return Object.entries(asRecord(content)).map(([mediaType, media]) => {
+    const schema = asRecord(media).schema;
+    return schema === undefined ? { mediaType } : { mediaType, schema: toSchema(schema) };
+  });
+}
+
+function toRequestBody(body: Doc, toSchema: (s: unknown) => Schema): ApiRequestBody {
+  return {
+    required: body.required === true,
+    description: optionalString(body.description),
+    contents: toContents(body.content, toSchema),
+  };
+}
+
+function toResponse(status: string, response: Doc, toSchema: (s: unknown) => Schema): ApiResponse {
+  return {
+    status,
+    description: optionalString(response.description),
+    contents: toContents(response.content, toSchema),
+  };
+}
+
+/** servers[0].url with each `{variable}` replaced by its default. */
+function serverUrl(server: unknown): string {
+  const s = asRecord(server);
+  const url = optionalString(s.url) ?? '/';
+  const variables = asRecord(s.variables);
+  return url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const value = asRecord(variables[name]).default;
+    return value === undefined ? whole : String(value);
+  });
+}

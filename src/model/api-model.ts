@@ -1,0 +1,79 @@
+/**
+ * The spec-free intermediate model. Everything OpenAPI-version-specific ends in load/;
+ * from here on, stages see only these shapes. Schemas are JSON Schema 2020-12 object
+ * graphs: shared and possibly cyclic (a recursive schema points back at itself).
+ */
+
+export type Schema = { [keyword: string]: unknown };
+
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+export type ParameterStyle =
+  | 'simple'
+  | 'label'
+  | 'matrix'
+  | 'form'
+  | 'spaceDelimited'
+  | 'pipeDelimited'
+  | 'deepObject'
+  | 'tabDelimited';
+
+export interface ApiParameter {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  description?: string;
+  deprecated?: boolean;
+  schema: Schema;
+  style: ParameterStyle;
+  explode: boolean;
+  allowReserved?: boolean;
+}
+
+export interface MediaTypeContent {
+  mediaType: string;
+  schema?: Schema;
+}
+
+export interface ApiRequestBody {
+  required: boolean;
+  description?: string;
+  /** In the spec's order. */
+  contents: MediaTypeContent[];
+}
+
+export interface ApiResponse {
+  /** `200`, `2XX` or `default`. */
+  status: string;
+  description?: string;
+  contents: MediaTypeContent[];
+}
+
+export interface ApiOperation {
+  operationId?: string;
+  method: HttpMethod;
+  path: string;
+  summary?: string;
+  description?: string;
+  deprecated?: boolean;
+  tags: string[];
+  /** Path-level and operation-level parameters merged; operation-level wins. */
+  parameters: ApiParameter[];
+  requestBody?: ApiRequestBody;
+  responses: ApiResponse[];
+  /** JSON pointer of the operation in the source spec, for diagnostics. */
+  pointer: string;
+}
+
+export interface ApiModel {
+  title: string;
+  version: string;
+  description?: string;
+  /** Base URL with server variables replaced by their defaults; may be relative. */
+  baseUrl: string;
+  operations: ApiOperation[];
+  /** Names of reusable schemas by identity, so recursive ones keep a readable $defs name. */
+  schemaNames: Map<Schema, string>;
+}

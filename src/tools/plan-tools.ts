@@ -1,0 +1,33 @@
+import type { ToolDefinition } from '../../runtime/types.js';
+import type { ApiModel } from '../model/api-model.js';
+import { annotationsFor } from './annotations.js';
+import { toolDescription, toolTitle } from './describe.js';
+import { buildToolInput } from './input-schema.js';
+import { assignToolNames } from './naming.js';
+import { buildToolOutput, successResponse } from './output-schema.js';
+
+/** One tool per operation, in the spec's order. Pure: the same model always gives the same plan. */
+export function planTools(model: ApiModel): ToolDefinition[] {
+  const names = assignToolNames(model.operations);
+  return model.operations.map((op, i) => {
+    const title = toolTitle(op);
+    const input = buildToolInput(op, model.schemaNames);
+    const output = buildToolOutput(op, model.schemaNames);
+    const accept = [...new Set(successResponse(op)?.contents.map((c) => c.mediaType) ?? [])];
+    return {
+      name: names[i] ?? op.method,
+      ...(title ? { title } : {}),
+      description: toolDescription(op),
+      annotations: annotationsFor(op.method, title),
+      inputSchema: input.schema,
+      ...(output ? { output } : {}),
+      http: {
+        method: op.method,
+        path: op.path,
+        arguments: input.bindings,
+        ...(input.bodyMediaType ? { bodyMediaType: input.bodyMediaType } : {}),
+        ...(accept.length > 0 ? { accept } : {}),
+      },
+    };
+  });
+}
