@@ -87,10 +87,14 @@ function describeCause(error: unknown): string {
   let fallback: string | undefined;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     const e = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof e.code === 'string' && e.code !== '') return e.code;
-    if (typeof e.message === 'string' && e.message !== '' && e.message !== 'fetch failed') {
-      fallback ??= e.message;
+    const message = typeof e.message === 'string' && e.message !== 'fetch failed' ? e.message : '';
+    if (typeof e.code === 'string' && e.code !== '') {
+      // System codes (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED...) say it all; undici's own
+      // codes (UND_ERR_SOCKET) do not, so keep their message ("other side closed").
+      fallback = e.code.startsWith('UND_ERR') && message ? `${message} (${e.code})` : e.code;
+      break;
     }
+    if (message) fallback ??= message;
     current = e.cause;
   }
   // Messages can embed a URL; keep only its origin (drops credentials, path and query).

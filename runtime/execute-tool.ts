@@ -25,7 +25,7 @@ export async function executeTool(
     request = buildRequest(tool.http, args, ctx.config.baseUrl);
   } catch (error) {
     if (error instanceof ArgumentError) return failureResult(`Invalid arguments for ${tool.name}: ${error.message}`);
-    throw error;
+    return failureResult(`Cannot build the request for ${tool.name}: ${(error as Error).message}`);
   }
   const response = await callUpstream(request, {
     timeoutMs: ctx.config.timeoutMs,

@@ -6,6 +6,11 @@ import type { ProjectView } from './view-model.js';
 export interface GeneratedFile {
   path: string;
   content: string;
+  /**
+   * Already in canonical form (JSON.stringify with 2-space indent), so the formatter skips it.
+   * Used for the tool table, where prettier would spend seconds on megabytes of data for GitHub's spec.
+   */
+  canonical?: boolean;
 }
 
 /** Template file → output path; names that npm or git would treat specially are renamed here. */
@@ -25,6 +30,7 @@ export function emitProject(view: ProjectView, assets: Assets): GeneratedFile[] 
     const path = OUTPUT_PATH[templatePath] ?? templatePath.replace(/\.hbs$/, '');
     files.push({ path, content: render(view) });
   }
+  files.push({ path: 'src/tools.json', content: `${JSON.stringify(view.tools, null, 2)}\n`, canonical: true });
   for (const [name, source] of Object.entries(assets.runtime)) {
     files.push({ path: `src/runtime/${name}`, content: source });
   }

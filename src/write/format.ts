@@ -20,7 +20,7 @@ export async function formatFiles(files: GeneratedFile[]): Promise<GeneratedFile
   return Promise.all(
     files.map(async (file) => {
       const parser = PARSER_BY_EXTENSION[file.path.split('.').pop() ?? ''];
-      if (!parser) return file;
+      if (!parser || file.canonical) return { path: file.path, content: file.content };
       return { path: file.path, content: await prettier.format(file.content, { ...PRETTIER_OPTIONS, parser }) };
     }),
   );
