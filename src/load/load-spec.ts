@@ -1,3 +1,4 @@
+import { isUnsafeUrl } from '@apidevtools/json-schema-ref-parser';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { McpGenError } from '../diagnostics.js';
 import type { ApiModel } from '../model/api-model.js';
@@ -19,13 +20,26 @@ export async function loadSpec(source: string): Promise<LoadedSpec> {
   let doc: Doc;
   try {
     // validate() dereferences too; circular refs stay as object cycles, handled by the tools stage.
-    doc = asRecord(await SwaggerParser.validate(source, { dereference: { circular: true } }));
+    doc = asRecord(
+      await SwaggerParser.validate(source, {
+        dereference: { circular: true },
+        resolve: { http: { safeUrlResolver: !isInternalUrl(source) } },
+      }),
+    );
   } catch (error) {
     throw toDiagnosticError(source, error);
   }
   const version = specVersion(doc);
   const model = version === '2.0' ? swagger2ToModel(doc) : openApi3ToModel(doc, version === '3.1' ? 'oas31' : 'oas30');
   return { source, version, model: { ...model, baseUrl: resolveAgainstSource(model.baseUrl, source) } };
+}
+
+/**
+ * $refs that point at internal hosts are blocked (a spec from the internet must not make mcp-gen
+ * fetch from the user's network), unless the user named an internal spec URL themselves.
+ */
+function isInternalUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source) && isUnsafeUrl(source);
 }
 
 function specVersion(doc: Doc): SpecVersion {

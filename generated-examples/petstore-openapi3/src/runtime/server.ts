@@ -1,0 +1,117 @@
+/**
+ * Every MCP SDK call of the generated server is in this file, so an SDK upgrade is a one-file change.
+ */
+import {
+  McpServer,
+  fromJsonSchema,
+  type CallToolResult,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { readConfig } from './config.js';
+import { executeTool } from './execute-tool.js';
+import { log } from './log.js';
+import type { JsonSchema, ServerInfo, ToolDefinition } from './types.js';
+
+export function createServer(
+  info: ServerInfo,
+  tools: readonly ToolDefinition[],
+  env = process.env,
+): McpServer {
+  const config = readConfig(env, info);
+  const server = new McpServer(
+    { name: info.name, version: info.version },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  for (const tool of tools) {
+    const outputSchema = tool.output ? lazyJsonSchema(tool.output.schema) : undefined;
+    const checkOutput = outputSchema
+      ? (value: unknown) => firstIssues(outputSchema['~standard'].validate(value))
+      : undefined;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: lazyJsonSchema(tool.inputSchema),
+        ...(outputSchema ? { outputSchema } : {}),
+        annotations: tool.annotations,
+      },
+      async (args, ctx) => {
+        const started = Date.now();
+        const result = await executeTool(tool, args ?? {}, {
+          config,
+          signal: ctx.mcpReq.signal,
+          checkOutput,
+        });
+        log('tool_call', {
+          tool: tool.name,
+          isError: result.isError === true,
+          ms: Date.now() - started,
+        });
+        return result as CallToolResult;
+      },
+    );
+  }
+  return server;
+}
+
+/** Serves on stdio until the client closes stdin. */
+export async function serveStdio(
+  info: ServerInfo,
+  tools: readonly ToolDefinition[],
+): Promise<void> {
+  const server = createServer(info, tools);
+  const transport = new StdioServerTransport();
+  process.stdin.on('end', () => {
+    void server.close().finally(() => process.exit(0));
+  });
+  await server.connect(transport);
+  log('server_started', { name: info.name, tools: tools.length, transport: 'stdio' });
+}
+
+type Args = Record<string, unknown>;
+
+/**
+ * `fromJsonSchema`, compiled on first use. The SDK compiles its Ajv validator when the schema is
+ * wrapped; for a 1,000-tool API doing that for every tool at start-up costs seconds, and one schema
+ * Ajv cannot compile would stop the whole server instead of failing only calls to that tool.
+ */
+function lazyJsonSchema(schema: JsonSchema): StandardSchemaWithJSON<Args, Args> {
+  let compiled: StandardSchemaWithJSON<Args, Args> | undefined;
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'mcp',
+      jsonSchema: { input: () => schema, output: () => schema },
+      validate: (value) => {
+        try {
+          compiled ??= fromJsonSchema<Args>(schema);
+        } catch (error) {
+          return {
+            issues: [
+              { message: `this tool's schema cannot be compiled: ${(error as Error).message}` },
+            ],
+          };
+        }
+        return compiled['~standard'].validate(value);
+      },
+    },
+  };
+}
+
+type ValidationResult = {
+  issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }>;
+};
+
+function firstIssues(result: ValidationResult | Promise<ValidationResult>): string | undefined {
+  if (result instanceof Promise) return undefined; // the JSON Schema validator is synchronous
+  if (!result.issues || result.issues.length === 0) return undefined;
+  return result.issues
+    .slice(0, 5)
+    .map(
+      (i) =>
+        `${(i.path ?? []).map((p) => (typeof p === 'object' && p && 'key' in p ? String(p.key) : String(p))).join('.') || '(root)'}: ${i.message}`,
+    )
+    .join('; ');
+}

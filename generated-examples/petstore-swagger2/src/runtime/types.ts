@@ -1,0 +1,84 @@
+/**
+ * The data a generated server is made of: one ToolDefinition per API operation.
+ * The generator emits these as plain JSON-like literals; the runtime interprets them.
+ */
+
+/** A JSON Schema (2020-12) object, kept as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+/** OpenAPI 3 serialization styles (Swagger 2.0 collectionFormats are mapped onto these). */
+export type ParameterStyle =
+  | 'simple'
+  | 'label'
+  | 'matrix'
+  | 'form'
+  | 'spaceDelimited'
+  | 'pipeDelimited'
+  | 'deepObject'
+  | 'tabDelimited';
+
+/** Where one tool argument goes in the HTTP request. */
+export type ArgumentBinding =
+  | {
+      /** Property name in the tool's input schema. */
+      arg: string;
+      in: ParameterLocation;
+      /** Name on the wire (path template variable, query key, header or cookie name). */
+      name: string;
+      style: ParameterStyle;
+      explode: boolean;
+      allowReserved?: boolean;
+    }
+  | {
+      arg: string;
+      in: 'body';
+      /** Property of the JSON body object; absent when the argument is the whole body. */
+      name?: string;
+    };
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** Path template relative to the base URL, e.g. `/pets/{petId}`. */
+  path: string;
+  arguments: ArgumentBinding[];
+  /** Media type of the request body, when the operation has one. */
+  bodyMediaType?: string;
+  /** Media types the operation says it may answer with, sent as `Accept`. */
+  accept?: string[];
+}
+
+export interface OutputBinding {
+  /** JSON Schema of structuredContent; always `type: object` at the root. */
+  schema: JsonSchema;
+  /** Set when the upstream JSON is not an object and is wrapped as `{ [wrapKey]: value }`. */
+  wrapKey?: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description: string;
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchema;
+  output?: OutputBinding;
+  http: HttpBinding;
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  /** Base URL from the spec; `API_BASE_URL` overrides it at run time. */
+  defaultBaseUrl: string;
+}
