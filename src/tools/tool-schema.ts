@@ -59,7 +59,8 @@ export function createToolSchemaConverter(use: SchemaUse, names: ReadonlyMap<Sch
   const refTo = (schema: Schema): Schema => {
     let def = defs.get(schema);
     if (!def) {
-      const name = defName(names.get(schema) ?? `Schema${defs.size + 1}`, usedNames);
+      const title = typeof schema.title === 'string' ? schema.title : undefined;
+      const name = defName(names.get(schema) ?? title ?? `Schema${defs.size + 1}`, usedNames);
       def = { name };
       defs.set(schema, def); // registered before converting so self-references find it
       def.schema = convertBody(schema);
