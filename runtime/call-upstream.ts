@@ -175,7 +175,14 @@ export async function callUpstream(req: UpstreamRequest, opts: CallUpstreamOptio
     if (opts.signal?.aborted) {
       return { ok: false, kind: 'aborted', message: 'Upstream request was cancelled' };
     }
-    return { ok: false, kind: 'network', message: `Could not reach ${origin}: ${describeCause(error)}` };
+    const cause = describeCause(error);
+    // Refused or unresolvable: nothing was sent. A connection lost once open may have delivered the
+    // request, so the model must not assume it is safe to repeat a non-idempotent call.
+    const lost = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i.test(cause);
+    const message = lost
+      ? `Connection to ${origin} was lost before a complete response arrived (${cause}); the API may or may not have processed the request`
+      : `Could not reach ${origin}: ${cause}`;
+    return { ok: false, kind: 'network', message };
   } finally {
     combined.dispose();
   }

@@ -27,10 +27,10 @@ export function projectView(model: ApiModel, tools: ToolDefinition[], options: P
     serverName: options.name,
     packageName: options.name,
     binName: options.name,
-    title: model.title,
-    version: model.version,
+    title: oneLine(model.title),
+    version: oneLine(model.version),
     description: firstParagraph(model.description),
-    baseUrl: model.baseUrl,
+    baseUrl: oneLine(model.baseUrl),
     serverInfo: { name: options.name, version: model.version, defaultBaseUrl: model.baseUrl },
     tools,
     toolRows: tools.map((t) => ({
@@ -55,9 +55,17 @@ export function hints(tool: ToolDefinition): string {
 }
 
 function firstParagraph(text: string | undefined): string {
-  return (text ?? '').trim().split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ') ?? '';
+  return oneLine((text ?? '').trim().split(/\n\s*\n/)[0] ?? '');
+}
+
+/**
+ * Spec text printed into line-based files (comments, .env, Markdown) must stay on its line: a
+ * newline in a title or URL would otherwise start a line of code or a new variable.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
 }
 
 function markdownCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+  return oneLine(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 }

@@ -1,4 +1,4 @@
-import { isUnsafeUrl } from '@apidevtools/json-schema-ref-parser';
+import $RefParser, { isUnsafeUrl } from '@apidevtools/json-schema-ref-parser';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { McpGenError } from '../diagnostics.js';
 import type { ApiModel } from '../model/api-model.js';
@@ -20,12 +20,14 @@ export async function loadSpec(source: string): Promise<LoadedSpec> {
   let doc: Doc;
   try {
     // validate() dereferences too; circular refs stay as object cycles, handled by the tools stage.
-    doc = asRecord(
-      await SwaggerParser.validate(source, {
-        dereference: { circular: true },
-        resolve: { http: { safeUrlResolver: !isInternalUrl(source) } },
-      }),
-    );
+    const resolve = { http: { safeUrlResolver: !isInternalUrl(source) } };
+    doc = asRecord(await SwaggerParser.validate(source, { dereference: { circular: true }, resolve }));
+    if (isUrl(source) && doc.openapi) {
+      // swagger-parser rewrites relative server URLs against the spec URL but drops its port;
+      // take them as written and resolve them ourselves (resolveAgainstSource).
+      const raw = asRecord(await $RefParser.parse(source, { resolve }));
+      doc = { ...doc, servers: raw.servers };
+    }
   } catch (error) {
     throw toDiagnosticError(source, error);
   }
@@ -39,7 +41,11 @@ export async function loadSpec(source: string): Promise<LoadedSpec> {
  * fetch from the user's network), unless the user named an internal spec URL themselves.
  */
 function isInternalUrl(source: string): boolean {
-  return /^https?:\/\//i.test(source) && isUnsafeUrl(source);
+  return isUrl(source) && isUnsafeUrl(source);
+}
+
+function isUrl(source: string): boolean {
+  return /^https?:\/\//i.test(source);
 }
 
 function specVersion(doc: Doc): SpecVersion {
@@ -49,7 +55,7 @@ function specVersion(doc: Doc): SpecVersion {
 
 /** A relative server URL is relative to where the spec was fetched from (OpenAPI 3, Server Object). */
 function resolveAgainstSource(baseUrl: string, source: string): string {
-  if (/^https?:\/\//i.test(baseUrl) || !/^https?:\/\//i.test(source)) return baseUrl;
+  if (isUrl(baseUrl) || !isUrl(source)) return baseUrl;
   return new URL(baseUrl, source).href;
 }
 

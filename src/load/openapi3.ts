@@ -21,6 +21,9 @@ const DEFAULT_STYLE: Record<ParameterLocation, ParameterStyle> = {
   cookie: 'form',
 };
 
+/** OpenAPI 3: header parameters with these names "SHALL be ignored" (they are set by the runtime). */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
 /** OpenAPI 3.0 / 3.1 (dereferenced) → the intermediate model. */
 export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30' | 'oas31'>): ApiModel {
   const toSchema = createDialectConverter(dialect);
@@ -65,9 +68,9 @@ function toOperation(
     description: optionalString(op.description) ?? optionalString(pathItem.description),
     deprecated: op.deprecated === true || undefined,
     tags: asArray(op.tags).filter((t): t is string => typeof t === 'string'),
-    parameters: mergeParameters(asArray(pathItem.parameters), asArray(op.parameters)).map((p) =>
-      toParameter(p, toSchema),
-    ),
+    parameters: mergeParameters(asArray(pathItem.parameters), asArray(op.parameters))
+      .filter((p) => !(p.in === 'header' && IGNORED_HEADERS.has(String(p.name).toLowerCase())))
+      .map((p) => toParameter(p, toSchema)),
     requestBody: op.requestBody ? toRequestBody(asRecord(op.requestBody), toSchema) : undefined,
     responses: Object.entries(asRecord(op.responses)).map(([status, r]) => toResponse(status, asRecord(r), toSchema)),
     pointer: jsonPointer(['paths', path, method.toLowerCase()]),

@@ -20,7 +20,9 @@ export function toolDescription(op: ApiOperation): string {
   if (returns) parts.push(`Returns: ${ensurePeriod(returns)}`);
   if (op.deprecated) parts.unshift('Deprecated.');
   const text = parts.join('\n\n');
-  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1).trimEnd()}…`;
+  if (text.length <= MAX_DESCRIPTION) return text;
+  // Cut by code points so a character outside the BMP (an emoji) is never split in half.
+  return `${Array.from(text.slice(0, MAX_DESCRIPTION)).slice(0, -1).join('').trimEnd()}…`;
 }
 
 function ensurePeriod(text: string): string {

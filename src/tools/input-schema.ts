@@ -21,7 +21,6 @@ const CLAIM_ORDER: ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
  * under `body`, so an `id` in the path and an `id` in the body never clash.
  */
 export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema, string>): ToolInput {
-  const converter = createToolSchemaConverter('input', schemaNames);
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const bindings: ArgumentBinding[] = [];
@@ -35,6 +34,12 @@ export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema
   };
 
   const params = [...op.parameters].sort((a, b) => CLAIM_ORDER.indexOf(a.in) - CLAIM_ORDER.indexOf(b.in));
+  const content = op.requestBody ? preferredBodyMediaType(op.requestBody.contents) : undefined;
+  const bodySchema = content ? (content.schema ?? {}) : undefined;
+  const converter = createToolSchemaConverter('input', schemaNames, [
+    ...params.map((p) => p.schema),
+    ...(bodySchema ? [bodySchema] : []),
+  ]);
   for (const param of params) {
     const arg = claim(param.name, param.in);
     properties[arg] = withDocs(converter.convert(param.schema), param.description, param.deprecated);
@@ -49,10 +54,9 @@ export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema
     });
   }
 
-  const content = op.requestBody ? preferredBodyMediaType(op.requestBody.contents) : undefined;
-  if (op.requestBody && content) {
+  if (op.requestBody && content && bodySchema) {
     const arg = claim('body', 'request');
-    properties[arg] = withDocs(converter.convert(content.schema ?? {}), op.requestBody.description ?? 'The request body.');
+    properties[arg] = withDocs(converter.convert(bodySchema), op.requestBody.description ?? 'The request body.');
     if (op.requestBody.required) required.push(arg);
     bindings.push({ arg, in: 'body' });
   }

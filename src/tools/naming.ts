@@ -86,8 +86,9 @@ export function packageName(title: string): string {
   const base = title
     .toLowerCase()
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 200);
+    .slice(0, 200)
+    .replace(/^-+|-+$/g, '');
   return base.endsWith('mcp') ? base : `${base || 'api'}-mcp`;
 }

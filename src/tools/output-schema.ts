@@ -21,7 +21,7 @@ export function buildToolOutput(op: ApiOperation, schemaNames: ReadonlyMap<Schem
   if (op.method === 'HEAD') return undefined;
   const json = successResponse(op)?.contents.find((c) => isJsonMediaType(c.mediaType) && c.schema);
   if (!json?.schema) return undefined;
-  const converter = createToolSchemaConverter('output', schemaNames);
+  const converter = createToolSchemaConverter('output', schemaNames, [json.schema]);
   const converted = converter.convert(json.schema);
   const defs = converter.defs();
   const $defs = defs ? { $defs: defs } : {};

@@ -23,14 +23,22 @@ const CONSTRAINTS = [
 ];
 
 export interface ToolSchemaConverter {
-  /** A finite JSON Schema 2020-12 for one use; recursive parts become `$ref: #/$defs/...`. */
+  /** A finite JSON Schema 2020-12 for one of the roots; recursive parts become `$ref: #/$defs/...`. */
   convert(schema: Schema): Schema;
   /** The `$defs` collected so far; place them at the root of the tool's schema. */
   defs(): Record<string, Schema> | undefined;
 }
 
-/** One converter per tool schema: it owns that schema's `$defs`. */
-export function createToolSchemaConverter(use: SchemaUse, names: ReadonlyMap<Schema, string>): ToolSchemaConverter {
+/**
+ * One converter per tool schema: it owns that schema's `$defs`. `roots` are all the schemas the
+ * tool will convert (every parameter and the body), scanned together up front so a schema shared
+ * by two of them is placed in `$defs` once rather than inlined in one and referenced in the other.
+ */
+export function createToolSchemaConverter(
+  use: SchemaUse,
+  names: ReadonlyMap<Schema, string>,
+  roots: readonly Schema[],
+): ToolSchemaConverter {
   const defs = new Map<Schema, { name: string; schema?: Schema }>();
   const usedNames = new Set<string>();
   const referenced = new Set<Schema>();
@@ -110,7 +118,7 @@ export function createToolSchemaConverter(use: SchemaUse, names: ReadonlyMap<Sch
       delete out.pattern;
     }
     if (use === 'output' && Array.isArray(source.enum) && source.enum.length > 0 && out.const === undefined) {
-      out.description = appendSentence(out.description, `Documented values: ${source.enum.map((v) => JSON.stringify(v)).join(', ')}.`);
+      out.description = appendSentence(out.description, `Documented values: ${uniqueValues(source.enum).map((v) => JSON.stringify(v)).join(', ')}.`);
     }
     return out;
   };
@@ -118,9 +126,10 @@ export function createToolSchemaConverter(use: SchemaUse, names: ReadonlyMap<Sch
   const isHidden = (props: Record<string, Schema>, name: string): boolean =>
     props[name]?.[use === 'input' ? 'readOnly' : 'writeOnly'] === true;
 
+  for (const root of roots) findCycles(root, new Set());
+
   return {
     convert(schema) {
-      findCycles(schema, new Set());
       return convertBody(schema); // the top level is always inlined; only inner repeats use $ref
     },
     defs() {

@@ -22,12 +22,27 @@ export function buildManifest(files: GeneratedFile[]): GeneratedFile {
   return { path: MANIFEST_PATH, content: `${JSON.stringify(manifest, null, 2)}\n` };
 }
 
+/**
+ * Reads a manifest from the output folder. Its paths decide what gets replaced and deleted, so any
+ * entry that is not a plain relative path inside the folder is dropped: an edited or planted
+ * manifest must never make mcp-gen touch files elsewhere.
+ */
 export function parseManifest(text: string | undefined): Manifest | undefined {
   if (text === undefined) return undefined;
+  let value: Partial<Manifest>;
   try {
-    const value = JSON.parse(text) as Partial<Manifest>;
-    return value.generator === 'mcp-gen' && value.files && typeof value.files === 'object' ? (value as Manifest) : undefined;
+    value = JSON.parse(text) as Partial<Manifest>;
   } catch {
     return undefined;
   }
+  if (!value || value.generator !== 'mcp-gen' || !value.files || typeof value.files !== 'object') return undefined;
+  const files = Object.entries(value.files).filter(
+    (entry): entry is [string, string] => isInsideFolder(entry[0]) && typeof entry[1] === 'string',
+  );
+  return { generator: 'mcp-gen', files: Object.fromEntries(files) };
+}
+
+export function isInsideFolder(path: string): boolean {
+  if (path === '' || path.startsWith('/') || path.includes('\\') || /^[a-zA-Z]:/.test(path)) return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }

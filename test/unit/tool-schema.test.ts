@@ -6,7 +6,7 @@ import { deepFreeze, names, petSchema, treeSchema } from './model-factory.js';
 
 /** Converts one schema for one use and returns it with its $defs at the root, ready for Ajv. */
 function run(use: SchemaUse, schema: Schema, schemaNames: ReadonlyMap<Schema, string> = new Map()): Schema {
-  const converter = createToolSchemaConverter(use, schemaNames);
+  const converter = createToolSchemaConverter(use, schemaNames, [schema]);
   const converted = converter.convert(schema);
   const defs = converter.defs();
   const out = defs ? { ...converted, $defs: defs } : converted;
@@ -173,6 +173,15 @@ describe('tool-schema: $defs', () => {
     const out = run('output', { type: 'object', properties: { tree: treeSchema() } });
     expect(out.properties).toStrictEqual({ tree: { $ref: '#/$defs/Schema1' } });
     expect(Object.keys(out.$defs as object)).toEqual(['Schema1']);
+  });
+
+  it('an unnamed recursive schema with a title is named after its title; a component name wins', () => {
+    const titled = { ...treeSchema(), title: 'Tree Node' };
+    ((titled.properties as Record<string, Schema>).children as Schema).items = titled;
+    const byTitle = run('output', { type: 'object', properties: { t: titled } });
+    expect(byTitle.properties).toStrictEqual({ t: { $ref: '#/$defs/Tree_Node' } });
+    const byName = run('output', { type: 'object', properties: { t: titled } }, names({ Node: titled }));
+    expect(byName.properties).toStrictEqual({ t: { $ref: '#/$defs/Node' } });
   });
 
   it('a recursive root stays inline and refers to its $def inside', () => {

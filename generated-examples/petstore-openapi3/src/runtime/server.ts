@@ -100,18 +100,14 @@ function lazyJsonSchema(schema: JsonSchema): StandardSchemaWithJSON<Args, Args> 
   };
 }
 
-type ValidationResult = {
-  issues?: ReadonlyArray<{ message: string; path?: ReadonlyArray<unknown> }>;
-};
+type ValidationResult = { issues?: ReadonlyArray<{ message: string }> };
 
+/** Ajv's messages already name the failing location (`data/name must be string`). */
 function firstIssues(result: ValidationResult | Promise<ValidationResult>): string | undefined {
   if (result instanceof Promise) return undefined; // the JSON Schema validator is synchronous
   if (!result.issues || result.issues.length === 0) return undefined;
   return result.issues
     .slice(0, 5)
-    .map(
-      (i) =>
-        `${(i.path ?? []).map((p) => (typeof p === 'object' && p && 'key' in p ? String(p.key) : String(p))).join('.') || '(root)'}: ${i.message}`,
-    )
+    .map((i) => i.message)
     .join('; ');
 }
