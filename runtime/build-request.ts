@@ -5,6 +5,7 @@
  * configured base URL on the same origin.
  */
 import type { ArgumentBinding, HttpBinding, HttpMethod, ParameterStyle } from './types.js';
+import { encodeBody } from './request-body.js';
 import {
   ArgumentError,
   serializeCookieParameter,
@@ -20,7 +21,7 @@ export interface UpstreamRequest {
   method: HttpMethod;
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array<ArrayBuffer> | FormData;
 }
 
 /** Prefer JSON (what the runtime maps best) but accept anything rather than get a 406. */
@@ -133,29 +134,6 @@ function buildBody(bindings: BodyBinding[], args: Record<string, unknown>): { va
   return { value: { ...whole.value, ...fields } };
 }
 
-function serializeBody(value: unknown, mediaType: string | undefined): { body: string; contentType: string } {
-  const essence = mediaTypeEssence(mediaType);
-  if (isJsonMediaType(mediaType)) {
-    const contentType = mediaType === undefined || essence === '*/*' ? 'application/json' : mediaType;
-    return { body: JSON.stringify(value) ?? 'null', contentType };
-  }
-  const contentType = essence?.includes('*') ? 'application/octet-stream' : (mediaType as string);
-  if (essence === 'application/x-www-form-urlencoded') {
-    if (typeof value === 'string') return { body: value, contentType };
-    if (!isPlainObject(value)) {
-      throw new ArgumentError(undefined, 'The request body must be an object of form fields (application/x-www-form-urlencoded).');
-    }
-    const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(value)) {
-      if (v === undefined || v === null) continue;
-      form.append(k, toPrimitiveString(v)); // objects/arrays become JSON per field
-    }
-    return { body: form.toString(), contentType };
-  }
-  // text/plain and any other textual type: strings as-is, structured values as JSON.
-  return { body: toPrimitiveString(value), contentType };
-}
-
 export function buildRequest(http: HttpBinding, args: Record<string, unknown>, baseUrl: string): UpstreamRequest {
   let base: URL;
   try {
@@ -194,14 +172,14 @@ export function buildRequest(http: HttpBinding, args: Record<string, unknown>, b
   }
   if (cookies.length > 0) headers['Cookie'] = cookies.join('; ');
 
-  let body: string | undefined;
+  let body: UpstreamRequest['body'];
   // fetch refuses a body on GET/HEAD; a spec that declares one there is ignored on this point.
   if (http.method !== 'GET' && http.method !== 'HEAD') {
     const built = buildBody(bodyBindings, args);
     if (built !== undefined) {
-      const serialized = serializeBody(built.value, http.bodyMediaType);
-      body = serialized.body;
-      headers['Content-Type'] = serialized.contentType;
+      const encoded = encodeBody(http, built.value, bodyBindings[0]?.arg ?? 'body');
+      body = encoded.body;
+      if (encoded.contentType) headers['Content-Type'] = encoded.contentType;
     }
   }
 

@@ -48,6 +48,30 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * How the request body is put on the wire. Decided by the generator from the media type and the
+ * schema, so the runtime never guesses.
+ */
+export type BodyEncoding = 'json' | 'form' | 'multipart' | 'text' | 'binary';
+
+/** OpenAPI Encoding Object for one field of a form or multipart body. */
+export interface FieldEncoding {
+  contentType?: string;
+  style?: ParameterStyle;
+  explode?: boolean;
+  allowReserved?: boolean;
+}
+
+/**
+ * How a model passes a file (a binary body, or a binary field of a multipart body): base64 data
+ * with an optional file name and media type, the shape MCP uses for image and audio content.
+ */
+export interface FileArgument {
+  data: string;
+  filename?: string;
+  mimeType?: string;
+}
+
 export interface HttpBinding {
   method: HttpMethod;
   /** Path template relative to the base URL, e.g. `/pets/{petId}`. */
@@ -55,6 +79,12 @@ export interface HttpBinding {
   arguments: ArgumentBinding[];
   /** Media type of the request body, when the operation has one. */
   bodyMediaType?: string;
+  /** How the body is encoded; absent means JSON. */
+  bodyEncoding?: BodyEncoding;
+  /** Top-level body fields that hold files (or arrays of files), for multipart bodies. */
+  fileFields?: string[];
+  /** Per-field encoding of form and multipart bodies, from the spec's Encoding Objects. */
+  fieldEncodings?: Record<string, FieldEncoding>;
   /** Media types the operation says it may answer with, sent as `Accept`. */
   accept?: string[];
 }

@@ -12,7 +12,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const config = parseArgs(argv, generatorVersion());
     const started = performance.now();
-    const result = await generate(config.spec, { name: config.name });
+    const result = await generate(config.spec, { name: config.name, preferMediaTypes: config.preferMediaTypes });
     if (config.dryRun) {
       process.stdout.write(formatToolPlan(result.tools));
       return 0;

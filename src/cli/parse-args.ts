@@ -7,6 +7,7 @@ export interface CliConfig {
   name?: string;
   force: boolean;
   dryRun: boolean;
+  preferMediaTypes: string[];
 }
 
 /** What `npm` accepts as a package name; the server name doubles as one. */
@@ -22,6 +23,12 @@ export function parseArgs(argv: string[], version: string): CliConfig {
     .option('-n, --name <name>', 'server and npm package name (default: from the API title)')
     .option('-f, --force', 'overwrite files in the output folder that mcp-gen did not write', false)
     .option('--dry-run', 'print the tool plan (name, method, path, hints) and write nothing', false)
+    .option(
+      '--prefer-media-type <type>',
+      'request body media type to use when an operation accepts several (repeatable; default order: JSON, form, multipart, text)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .showHelpAfterError('(run mcp-gen --help for usage)');
@@ -31,13 +38,20 @@ export function parseArgs(argv: string[], version: string): CliConfig {
     if (error instanceof CommanderError) throw new CommanderExit(error.exitCode === 0 ? 0 : 2);
     throw error;
   }
-  const opts = program.opts<{ output?: string; name?: string; force: boolean; dryRun: boolean }>();
+  const opts = program.opts<{ output?: string; name?: string; force: boolean; dryRun: boolean; preferMediaType: string[] }>();
   const spec = program.args[0] as string;
   if (!opts.dryRun && !opts.output) throw usage('missing --output <dir> (or use --dry-run)');
   if (opts.name !== undefined && !NPM_NAME.test(opts.name)) {
     throw usage(`--name "${opts.name}" is not a valid npm package name (lowercase letters, digits, - . _ ~)`);
   }
-  return { spec, outDir: opts.output, name: opts.name, force: opts.force, dryRun: opts.dryRun };
+  return {
+    spec,
+    outDir: opts.output,
+    name: opts.name,
+    force: opts.force,
+    dryRun: opts.dryRun,
+    preferMediaTypes: opts.preferMediaType,
+  };
 }
 
 /** Commander already printed what it had to say (help, version, or a usage error). */

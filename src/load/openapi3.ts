@@ -4,6 +4,7 @@ import type {
   ApiParameter,
   ApiRequestBody,
   ApiResponse,
+  FieldEncoding,
   HttpMethod,
   MediaTypeContent,
   ParameterLocation,
@@ -107,10 +108,31 @@ function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
 }
 
 function toContents(content: unknown, toSchema: (s: unknown) => Schema): MediaTypeContent[] {
-  return Object.entries(asRecord(content)).map(([mediaType, media]) => {
-    const schema = asRecord(media).schema;
-    return schema === undefined ? { mediaType } : { mediaType, schema: toSchema(schema) };
+  return Object.entries(asRecord(content)).map(([mediaType, mediaValue]) => {
+    const media = asRecord(mediaValue);
+    const encoding = toEncoding(media.encoding);
+    return {
+      mediaType,
+      ...(media.schema === undefined ? {} : { schema: toSchema(media.schema) }),
+      ...(encoding ? { encoding } : {}),
+    };
   });
+}
+
+function toEncoding(value: unknown): Record<string, FieldEncoding> | undefined {
+  const entries = Object.entries(asRecord(value)).map(([field, e]): [string, FieldEncoding] => {
+    const enc = asRecord(e);
+    return [
+      field,
+      {
+        ...(optionalString(enc.contentType) ? { contentType: String(enc.contentType) } : {}),
+        ...(optionalString(enc.style) ? { style: enc.style as ParameterStyle } : {}),
+        ...(typeof enc.explode === 'boolean' ? { explode: enc.explode } : {}),
+        ...(enc.allowReserved === true ? { allowReserved: true } : {}),
+      },
+    ];
+  });
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 function toRequestBody(body: Doc, toSchema: (s: unknown) => Schema): ApiRequestBody {

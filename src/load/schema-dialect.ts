@@ -79,7 +79,7 @@ function applyDraft4Rules(source: Record<string, unknown>, out: Schema, dialect:
   }
   if (dialect === 'swagger2' && source.type === 'file') {
     out.type = 'string';
-    out.contentEncoding = 'base64';
+    out.format = 'binary'; // the OAS 3.0 spelling of a file, so one rule maps both
   }
   const nullable = source.nullable === true || (dialect === 'swagger2' && source['x-nullable'] === true);
   if (nullable) makeNullable(out);

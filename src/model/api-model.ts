@@ -32,9 +32,18 @@ export interface ApiParameter {
   allowReserved?: boolean;
 }
 
+/** OpenAPI Encoding Object: how one field of a form or multipart body is serialized. */
+export interface FieldEncoding {
+  contentType?: string;
+  style?: ParameterStyle;
+  explode?: boolean;
+  allowReserved?: boolean;
+}
+
 export interface MediaTypeContent {
   mediaType: string;
   schema?: Schema;
+  encoding?: Record<string, FieldEncoding>;
 }
 
 export interface ApiRequestBody {

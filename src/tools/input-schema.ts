@@ -1,13 +1,23 @@
-import type { ArgumentBinding, JsonSchema } from '../../runtime/types.js';
+import type { ArgumentBinding, BodyEncoding, FieldEncoding, JsonSchema } from '../../runtime/types.js';
 import type { ApiOperation, ParameterLocation, Schema } from '../model/api-model.js';
-import { preferredBodyMediaType } from './media-types.js';
+import { bodyEncodingFor, preferredBodyMediaType } from './media-types.js';
 import { argumentName, shortHash } from './naming.js';
-import { createToolSchemaConverter } from './tool-schema.js';
+import { createToolSchemaConverter, fileSchema, isBinarySchema } from './tool-schema.js';
 
 export interface ToolInput {
   schema: JsonSchema;
   bindings: ArgumentBinding[];
-  bodyMediaType?: string;
+  body?: {
+    mediaType: string;
+    encoding: BodyEncoding;
+    fileFields?: string[];
+    fieldEncodings?: Record<string, FieldEncoding>;
+  };
+}
+
+export interface InputOptions {
+  /** Request body media types to prefer when an operation accepts several (`--prefer-media-type`). */
+  preferMediaTypes?: readonly string[];
 }
 
 /** Order in which locations claim argument names: a path parameter keeps its plain name first. */
@@ -20,7 +30,11 @@ const CLAIM_ORDER: ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
  * the plain name; a later one is prefixed with its location (`header_id`). Request-body fields sit
  * under `body`, so an `id` in the path and an `id` in the body never clash.
  */
-export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema, string>): ToolInput {
+export function buildToolInput(
+  op: ApiOperation,
+  schemaNames: ReadonlyMap<Schema, string>,
+  options: InputOptions = {},
+): ToolInput {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const bindings: ArgumentBinding[] = [];
@@ -34,7 +48,7 @@ export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema
   };
 
   const params = [...op.parameters].sort((a, b) => CLAIM_ORDER.indexOf(a.in) - CLAIM_ORDER.indexOf(b.in));
-  const content = op.requestBody ? preferredBodyMediaType(op.requestBody.contents) : undefined;
+  const content = op.requestBody ? preferredBodyMediaType(op.requestBody.contents, options.preferMediaTypes) : undefined;
   const bodySchema = content ? (content.schema ?? {}) : undefined;
   const converter = createToolSchemaConverter('input', schemaNames, [
     ...params.map((p) => p.schema),
@@ -54,11 +68,23 @@ export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema
     });
   }
 
+  let body: ToolInput['body'];
   if (op.requestBody && content && bodySchema) {
     const arg = claim('body', 'request');
-    properties[arg] = withDocs(converter.convert(bodySchema), op.requestBody.description ?? 'The request body.');
+    const encoding = bodyEncodingFor(content.mediaType, content.schema);
+    const description = op.requestBody.description ?? 'The request body.';
+    // A raw-bytes body is always a file argument, whatever (little) its schema says.
+    properties[arg] =
+      encoding === 'binary' ? fileSchema(description) : withDocs(converter.convert(bodySchema), description);
     if (op.requestBody.required) required.push(arg);
     bindings.push({ arg, in: 'body' });
+    const fileFields = encoding === 'multipart' ? binaryFields(bodySchema) : [];
+    body = {
+      mediaType: content.mediaType,
+      encoding,
+      ...(fileFields.length > 0 ? { fileFields } : {}),
+      ...(content.encoding && (encoding === 'form' || encoding === 'multipart') ? { fieldEncodings: content.encoding } : {}),
+    };
   }
 
   const defs = converter.defs();
@@ -69,7 +95,15 @@ export function buildToolInput(op: ApiOperation, schemaNames: ReadonlyMap<Schema
     additionalProperties: false,
     ...(defs ? { $defs: defs } : {}),
   };
-  return { schema, bindings, ...(content ? { bodyMediaType: content.mediaType } : {}) };
+  return { schema, bindings, ...(body ? { body } : {}) };
+}
+
+/** Top-level fields of a multipart body that carry files (or arrays of files). */
+function binaryFields(schema: Schema): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  return Object.entries(properties)
+    .filter(([, p]) => isBinarySchema(p) || (p.type === 'array' && isBinarySchema((p.items ?? {}) as Schema)))
+    .map(([name]) => name);
 }
 
 /** A parameter's own description wins over its schema's; a `$ref`-only schema keeps its siblings (2020-12). */

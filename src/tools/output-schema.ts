@@ -6,10 +6,19 @@ import { createToolSchemaConverter } from './tool-schema.js';
 /** Key under which a non-object JSON result is wrapped, since structuredContent must be an object. */
 export const WRAP_KEY = 'result';
 
-/** The response a successful call is described by: the lowest 2xx code, then `2XX`. */
-export function successResponse(op: ApiOperation): ApiResponse | undefined {
+/**
+ * The responses a successful call is described by: every 2xx (and `2XX`), lowest first. An
+ * operation whose only response is `default` is described by that; next to explicit error codes,
+ * `default` is the error catch-all and says nothing about success.
+ */
+export function successResponses(op: ApiOperation): ApiResponse[] {
   const success = op.responses.filter((r) => /^2(\d\d|XX)$/i.test(r.status));
-  return success.sort((a, b) => a.status.localeCompare(b.status))[0];
+  if (success.length > 0) return success.sort((a, b) => a.status.localeCompare(b.status));
+  return op.responses.length === 1 && op.responses[0]?.status === 'default' ? [op.responses[0]] : [];
+}
+
+export function successResponse(op: ApiOperation): ApiResponse | undefined {
+  return successResponses(op)[0];
 }
 
 /**
@@ -19,10 +28,11 @@ export function successResponse(op: ApiOperation): ApiResponse | undefined {
  */
 export function buildToolOutput(op: ApiOperation, schemaNames: ReadonlyMap<Schema, string>): OutputBinding | undefined {
   if (op.method === 'HEAD') return undefined;
-  const json = successResponse(op)?.contents.find((c) => isJsonMediaType(c.mediaType) && c.schema);
-  if (!json?.schema) return undefined;
-  const converter = createToolSchemaConverter('output', schemaNames, [json.schema]);
-  const converted = converter.convert(json.schema);
+  const schemas = jsonSchemasOf(successResponses(op));
+  if (schemas.length === 0) return undefined;
+  // Several success responses with different bodies: the result is any one of them.
+  const converter = createToolSchemaConverter('output', schemaNames, schemas);
+  const converted = schemas.length === 1 ? converter.convert(schemas[0] as Schema) : { anyOf: schemas.map((s) => converter.convert(s)) };
   const defs = converter.defs();
   const $defs = defs ? { $defs: defs } : {};
   if (isObjectRoot(converted, defs)) {
@@ -32,6 +42,17 @@ export function buildToolOutput(op: ApiOperation, schemaNames: ReadonlyMap<Schem
     schema: { type: 'object', properties: { [WRAP_KEY]: converted }, ...$defs },
     wrapKey: WRAP_KEY,
   };
+}
+
+/** The distinct JSON body schemas of the given responses, in order. */
+function jsonSchemasOf(responses: ApiResponse[]): Schema[] {
+  const schemas: Schema[] = [];
+  for (const response of responses) {
+    for (const content of response.contents) {
+      if (isJsonMediaType(content.mediaType) && content.schema && !schemas.includes(content.schema)) schemas.push(content.schema);
+    }
+  }
+  return schemas;
 }
 
 /**

@@ -79,6 +79,7 @@ export function createToolSchemaConverter(
   const convertNode = (schema: Schema): Schema => (referenced.has(schema) ? refTo(schema) : convertBody(schema));
 
   const convertBody = (schema: Schema): Schema => {
+    if (use === 'input' && isBinarySchema(schema)) return fileSchema(schema.description);
     const out: Schema = {};
     for (const [key, value] of Object.entries(schema)) {
       if (SUBSCHEMA.includes(key)) {
@@ -137,6 +138,30 @@ export function createToolSchemaConverter(
       const entries = [...defs.values()].map((d) => [d.name, d.schema ?? {}] as const);
       return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     },
+  };
+}
+
+/**
+ * A schema for raw bytes: OAS 3.0 `format: binary` (and Swagger `type: file`, loaded as such), or a
+ * 3.1 `contentMediaType` without a `contentEncoding`.
+ */
+export function isBinarySchema(schema: Schema): boolean {
+  if (schema.type !== undefined && schema.type !== 'string') return false;
+  return schema.format === 'binary' || (typeof schema.contentMediaType === 'string' && schema.contentEncoding === undefined);
+}
+
+/** How a model passes a file in JSON arguments (runtime FileArgument): base64 data, name, media type. */
+export function fileSchema(description?: unknown): Schema {
+  return {
+    type: 'object',
+    description: appendSentence(description, 'A file: its content base64-encoded in `data`, with an optional file name and media type.'),
+    properties: {
+      data: { type: 'string', contentEncoding: 'base64', description: 'The file content, base64-encoded.' },
+      filename: { type: 'string', description: 'The file name to send.' },
+      mimeType: { type: 'string', description: 'The media type of the file, e.g. image/png.' },
+    },
+    required: ['data'],
+    additionalProperties: false,
   };
 }
 

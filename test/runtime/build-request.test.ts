@@ -203,7 +203,7 @@ describe('buildRequest: body', () => {
 
   it('builds a JSON object from the body fields present', () => {
     const req = buildRequest(createPet, { name: 'Rex', owner: { id: 1 }, unrelated: 1 }, BASE);
-    expect(JSON.parse(req.body!)).toEqual({ name: 'Rex', owner: { id: 1 } });
+    expect(JSON.parse(req.body as string)).toEqual({ name: 'Rex', owner: { id: 1 } });
     expect(req.headers['Content-Type']).toBe('application/json');
   });
 
@@ -235,19 +235,40 @@ describe('buildRequest: body', () => {
     expect(req.body).toBe('{"name":"Rex"}');
   });
 
-  it('form-encodes application/x-www-form-urlencoded bodies, JSON per structured field', () => {
+  it('form-encodes application/x-www-form-urlencoded bodies like form-style query parameters', () => {
     const req = buildRequest(
-      { ...createPet, bodyMediaType: 'application/x-www-form-urlencoded' },
-      { name: 'Rex & Co', tag: 3, owner: { id: 1 } },
+      { method: 'POST', path: '/pets', arguments: [{ arg: 'body', in: 'body' }], bodyMediaType: 'application/x-www-form-urlencoded', bodyEncoding: 'form' },
+      { body: { name: 'Rex & Co', tag: 3, colors: ['red', 'tan'], owner: { id: 1 } } },
       BASE,
     );
     expect(req.headers['Content-Type']).toBe('application/x-www-form-urlencoded');
-    expect(req.body).toBe('name=Rex+%26+Co&tag=3&owner=%7B%22id%22%3A1%7D');
-    expect(Object.fromEntries(new URLSearchParams(req.body))).toEqual({ name: 'Rex & Co', tag: '3', owner: '{"id":1}' });
+    // OpenAPI's default for form fields is style form, explode true: arrays repeat, objects spread.
+    expect(req.body).toBe('name=Rex%20%26%20Co&tag=3&colors=red&colors=tan&id=1');
+    expect([...new URLSearchParams(req.body as string)]).toEqual([
+      ['name', 'Rex & Co'],
+      ['tag', '3'],
+      ['colors', 'red'],
+      ['colors', 'tan'],
+      ['id', '1'],
+    ]);
+  });
+
+  it('honours a field Encoding Object (deepObject) in a form body', () => {
+    const req = buildRequest(
+      {
+        ...createPet,
+        bodyMediaType: 'application/x-www-form-urlencoded',
+        bodyEncoding: 'form',
+        fieldEncodings: { owner: { style: 'deepObject', explode: true } },
+      },
+      { owner: { id: 1 } },
+      BASE,
+    );
+    expect(req.body).toBe('owner%5Bid%5D=1');
   });
 
   it('sends text/plain bodies as strings', () => {
-    const http: HttpBinding = { method: 'POST', path: '/note', bodyMediaType: 'text/plain', arguments: [{ arg: 'text', in: 'body' }] };
+    const http: HttpBinding = { method: 'POST', path: '/note', bodyMediaType: 'text/plain', bodyEncoding: 'text', arguments: [{ arg: 'text', in: 'body' }] };
     expect(buildRequest(http, { text: 'hello\nworld' }, BASE)).toMatchObject({
       body: 'hello\nworld',
       headers: { 'Content-Type': 'text/plain' },

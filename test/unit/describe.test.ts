@@ -32,8 +32,13 @@ describe('toolDescription', () => {
       'List pets.\n\nReturns: A page of pets.',
     ],
     [
-      'returns: only from a 2xx',
-      { summary: 'List pets', responses: [response('default', undefined, { description: 'Error' })] },
+      'returns: a lone default response describes success',
+      { summary: 'List pets', responses: [response('default', undefined, { description: 'Pets' })] },
+      'List pets.\n\nReturns: Pets.',
+    ],
+    [
+      'returns: nothing from error responses',
+      { summary: 'List pets', responses: [response('400', undefined, { description: 'Bad' }), response('default', undefined, { description: 'Error' })] },
       'List pets.',
     ],
     [

@@ -20,7 +20,8 @@ describe('buildToolInput: parameters', () => {
         parameter('session', 'cookie'),
       ],
     });
-    const { schema, bindings, bodyMediaType } = buildToolInput(op, noNames);
+    const { schema, bindings, body: bodyInfo } = buildToolInput(op, noNames);
+    const bodyMediaType = bodyInfo?.mediaType;
     expect(schema).toStrictEqual({
       type: 'object',
       properties: {
@@ -145,7 +146,8 @@ describe('buildToolInput: request body', () => {
     const op = operation('POST', '/pets', {
       requestBody: body(petSchema(), { required: true, description: 'The new pet' }),
     });
-    const { schema, bindings, bodyMediaType } = buildToolInput(op, noNames);
+    const { schema, bindings, body: bodyInfo } = buildToolInput(op, noNames);
+    const bodyMediaType = bodyInfo?.mediaType;
     expect(schema).toStrictEqual({
       type: 'object',
       properties: {
@@ -172,15 +174,61 @@ describe('buildToolInput: request body', () => {
     expect((schema.properties as Record<string, Schema>).body).toStrictEqual({ type: 'object', description: 'The request body.' });
   });
 
-  it('a body media type without a schema accepts anything', () => {
+  it('an octet-stream body without a schema is a file argument (base64 data, name, media type)', () => {
     const op = operation('POST', '/upload', { requestBody: body([{ mediaType: 'application/octet-stream' }]) });
-    const { schema, bodyMediaType } = buildToolInput(op, noNames);
-    expect((schema.properties as Record<string, Schema>).body).toStrictEqual({ description: 'The request body.' });
-    expect(bodyMediaType).toBe('application/octet-stream');
+    const { schema, body: bodyInfo } = buildToolInput(op, noNames);
+    const file = (schema.properties as Record<string, Schema>).body as Schema;
+    expect(Object.keys(file.properties as object)).toEqual(['data', 'filename', 'mimeType']);
+    expect(file.required).toEqual(['data']);
+    expect(file.description).toMatch(/^The request body\. A file/);
+    expect(bodyInfo).toEqual({ mediaType: 'application/octet-stream', encoding: 'binary' });
+  });
+
+  it.each<[string, Schema | undefined, string]>([
+    ['application/json', { type: 'object' }, 'json'],
+    ['application/problem+json', { type: 'object' }, 'json'],
+    ['application/x-www-form-urlencoded', { type: 'object' }, 'form'],
+    ['multipart/form-data', { type: 'object' }, 'multipart'],
+    ['text/plain', { type: 'string' }, 'text'],
+    ['application/xml', { type: 'object' }, 'text'],
+    ['image/png', { type: 'string', format: 'binary' }, 'binary'],
+    ['application/octet-stream', undefined, 'binary'],
+    ['application/x-custom', { type: 'string' }, 'text'],
+  ])('%s with %j is encoded as %s', (mediaType, schema, want) => {
+    const op = operation('POST', '/x', { requestBody: body([{ mediaType, ...(schema ? { schema } : {}) }]) });
+    expect(buildToolInput(op, noNames).body?.encoding).toBe(want);
+  });
+
+  it('multipart: binary fields and arrays of them are file fields, with the spec\'s field encodings', () => {
+    const schema: Schema = {
+      type: 'object',
+      properties: {
+        note: { type: 'string' },
+        photo: { type: 'string', format: 'binary' },
+        extras: { type: 'array', items: { type: 'string', format: 'binary' } },
+      },
+    };
+    const encoding = { photo: { contentType: 'image/png' } };
+    const op = operation('POST', '/x', { requestBody: body([{ mediaType: 'multipart/form-data', schema, encoding }]) });
+    const input = buildToolInput(op, noNames);
+    expect(input.body).toEqual({ mediaType: 'multipart/form-data', encoding: 'multipart', fileFields: ['photo', 'extras'], fieldEncodings: encoding });
+    const fields = ((input.schema.properties as Record<string, Schema>).body as Schema).properties as Record<string, Schema>;
+    expect(fields.note).toEqual({ type: 'string' });
+    expect((fields.photo?.properties as Record<string, Schema>).data?.contentEncoding).toBe('base64');
+    expect(((fields.extras?.items as Schema).properties as Record<string, Schema>).data).toBeDefined();
+  });
+
+  it('--prefer-media-type overrides the default preference', () => {
+    const op = operation('POST', '/x', {
+      requestBody: body([{ mediaType: 'application/json', schema: { type: 'object' } }, { mediaType: 'application/xml', schema: { type: 'object' } }]),
+    });
+    expect(buildToolInput(op, noNames, { preferMediaTypes: ['application/xml'] }).body?.mediaType).toBe('application/xml');
+    expect(buildToolInput(op, noNames).body?.mediaType).toBe('application/json');
   });
 
   it('a request body with no content at all adds no argument', () => {
-    const { schema, bindings, bodyMediaType } = buildToolInput(operation('POST', '/x', { requestBody: body([]) }), noNames);
+    const { schema, bindings, body: bodyInfo } = buildToolInput(operation('POST', '/x', { requestBody: body([]) }), noNames);
+    const bodyMediaType = bodyInfo?.mediaType;
     expect(schema.properties).toEqual({});
     expect(bindings).toEqual([]);
     expect(bodyMediaType).toBeUndefined();
@@ -201,9 +249,11 @@ describe('buildToolInput: request body', () => {
       requestBody: body(mediaTypes.map((mediaType) => ({ mediaType, schema: { type: 'object', title: mediaType } }))),
     });
     const input = buildToolInput(op, noNames);
-    expect(input.bodyMediaType).toBe(want);
-    // the body argument follows the chosen media type's schema
-    expect(((input.schema.properties as Record<string, Schema>).body as Schema).title).toBe(want);
+    expect(input.body?.mediaType).toBe(want);
+    // the body argument follows the chosen media type's schema (raw-bytes types take a file instead)
+    if (input.body?.encoding !== 'binary') {
+      expect(((input.schema.properties as Record<string, Schema>).body as Schema).title).toBe(want);
+    }
   });
 
   it('a recursive body schema puts $defs at the root of the input schema', () => {

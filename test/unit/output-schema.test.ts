@@ -126,19 +126,32 @@ describe('buildToolOutput: no output schema', () => {
     ['non-JSON content', 'GET', [response('200', undefined, { contents: [{ mediaType: 'application/xml', schema: obj }] })]],
     ['JSON without a schema', 'GET', [response('200', undefined, { contents: [{ mediaType: 'application/json' }] })]],
     ['HEAD, even with a JSON schema', 'HEAD', [response('200', obj)]],
-    ['the lowest 2xx has no JSON even if a later one has', 'POST', [response('202'), response('201', undefined, { contents: [{ mediaType: 'text/plain', schema: { type: 'string' } }] }), response('203', obj)]],
   ])('%s → undefined', (_, method, responses) => {
     expect(buildToolOutput(operation(method, '/x', { responses }), noNames)).toBeUndefined();
   });
 
-  it('takes the schema of the lowest 2xx', () => {
+  it('takes the JSON schema of a later 2xx when the lowest has none', () => {
+    const op = operation('POST', '/x', {
+      responses: [response('202'), response('201', undefined, { contents: [{ mediaType: 'text/plain', schema: { type: 'string' } }] }), response('203', { type: 'object', title: 'later' })],
+    });
+    expect(buildToolOutput(op, noNames)?.schema.title).toBe('later');
+  });
+
+  it('unions the JSON schemas of all 2xx responses, lowest status first', () => {
     const op = operation('POST', '/x', {
       responses: [response('201', { type: 'object', title: 'created' }), response('200', { type: 'object', title: 'ok' })],
     });
-    expect(buildToolOutput(op, noNames)?.schema.title).toBe('ok');
+    const schema = buildToolOutput(op, noNames)?.schema;
+    expect(schema?.type).toBe('object');
+    expect((schema?.anyOf as Schema[]).map((s) => s.title)).toEqual(['ok', 'created']);
   });
 
-  it('takes the first JSON-ish content of the success response', () => {
+  it('a lone default response describes success', () => {
+    const op = operation('GET', '/x', { responses: [response('default', { type: 'object', title: 'any' })] });
+    expect(buildToolOutput(op, noNames)?.schema.title).toBe('any');
+  });
+
+  it('unions every JSON-ish content of the success response, skipping non-JSON', () => {
     const op = operation('GET', '/x', {
       responses: [
         response('200', undefined, {
@@ -150,7 +163,7 @@ describe('buildToolOutput: no output schema', () => {
         }),
       ],
     });
-    expect(buildToolOutput(op, noNames)?.schema.title).toBe('hal');
+    expect((buildToolOutput(op, noNames)?.schema.anyOf as Schema[]).map((s) => s.title)).toEqual(['hal', 'json']);
   });
 });
 

@@ -77,6 +77,7 @@ describe('planTools', () => {
       path: '/pets',
       arguments: [{ arg: 'body', in: 'body' }],
       bodyMediaType: 'application/json',
+      bodyEncoding: 'json',
       accept: ['application/json'],
     });
     expect(tools[2]!.http).toStrictEqual({

@@ -61,7 +61,7 @@ describe('schema-dialect: draft-04 exclusive bounds', () => {
 describe('schema-dialect: Swagger 2.0', () => {
   it.each<[string, Schema, Schema]>([
     ['x-nullable', { type: 'string', 'x-nullable': true }, { type: ['string', 'null'] }],
-    ['type: file', { type: 'file', description: 'The upload' }, { type: 'string', contentEncoding: 'base64', description: 'The upload' }],
+    ['type: file', { type: 'file', description: 'The upload' }, { type: 'string', format: 'binary', description: 'The upload' }],
   ])('%s', (_, given, want) => {
     expect(convert('swagger2', given)).toStrictEqual(want);
   });

@@ -208,7 +208,7 @@ describe('swagger2ToModel: request bodies', () => {
     });
   });
 
-  it('a form with a file parameter is multipart, and the file a base64 string', () => {
+  it('a form with a file parameter is multipart, and the file a binary string', () => {
     const op = onlyOperation(
       doc({
         '/upload': {
@@ -229,7 +229,7 @@ describe('swagger2ToModel: request bodies', () => {
           mediaType: 'multipart/form-data',
           schema: {
             type: 'object',
-            properties: { file: { type: 'string', contentEncoding: 'base64' }, note: { type: 'string' } },
+            properties: { file: { type: 'string', format: 'binary' }, note: { type: 'string' } },
           },
         },
       ],
