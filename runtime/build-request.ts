@@ -134,6 +134,15 @@ function buildBody(bindings: BodyBinding[], args: Record<string, unknown>): { va
   return { value: { ...whole.value, ...fields } };
 }
 
+/** Parameters described with `content` carry their value as one JSON string, whatever its style. */
+function withContentEncodedParams(params: ParamBinding[], args: Record<string, unknown>): Record<string, unknown> {
+  const encoded = params.filter((b) => b.contentType !== undefined && args[b.arg] !== undefined);
+  if (encoded.length === 0) return args;
+  const out = { ...args };
+  for (const b of encoded) out[b.arg] = JSON.stringify(args[b.arg]);
+  return out;
+}
+
 export function buildRequest(http: HttpBinding, args: Record<string, unknown>, baseUrl: string): UpstreamRequest {
   let base: URL;
   try {
@@ -146,6 +155,7 @@ export function buildRequest(http: HttpBinding, args: Record<string, unknown>, b
   }
 
   const params = http.arguments.filter((b): b is ParamBinding => b.in !== 'body');
+  args = withContentEncodedParams(params, args);
   const bodyBindings = http.arguments.filter((b): b is BodyBinding => b.in === 'body');
 
   const path = substitutePath(http.path, params.filter((b) => b.in === 'path'), args);

@@ -1,3 +1,4 @@
+import { chooseBaseUrl } from './servers.js';
 import type { ServerInfo } from './types.js';
 
 /** Settings a generated server reads from its environment, with the defaults documented in its README. */
@@ -12,7 +13,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 export function readConfig(env: NodeJS.ProcessEnv, info: ServerInfo): RuntimeConfig {
   return {
-    baseUrl: env.API_BASE_URL?.trim() || info.defaultBaseUrl,
+    baseUrl: chooseBaseUrl(info, env),
     timeoutMs: positiveInt(env.API_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
     maxResponseBytes: positiveInt(env.MCP_MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES),
   };

@@ -6,10 +6,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from './config.js';
 import { executeTool } from './execute-tool.js';
 import { log } from './log.js';
+import { serverVariableProblems } from './servers.js';
 import type { JsonSchema, ServerInfo, ToolDefinition } from './types.js';
 
 export function createServer(info: ServerInfo, tools: readonly ToolDefinition[], env = process.env): McpServer {
   const config = readConfig(env, info);
+  for (const problem of (info.servers ?? []).flatMap((s) => serverVariableProblems(s, env))) log('config_warning', { problem });
   const server = new McpServer(
     { name: info.name, version: info.version },
     { capabilities: { tools: { listChanged: true } } },
@@ -28,7 +30,7 @@ export function createServer(info: ServerInfo, tools: readonly ToolDefinition[],
       },
       async (args, ctx) => {
         const started = Date.now();
-        const result = await executeTool(tool, args ?? {}, { config, signal: ctx.mcpReq.signal, checkOutput });
+        const result = await executeTool(tool, args ?? {}, { config, env, signal: ctx.mcpReq.signal, checkOutput });
         log('tool_call', { tool: tool.name, isError: result.isError === true, ms: Date.now() - started });
         return result as CallToolResult;
       },

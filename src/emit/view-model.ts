@@ -1,5 +1,6 @@
-import type { ServerInfo, ToolDefinition } from '../../runtime/types.js';
+import type { ServerInfo, ServerTemplate, ToolDefinition } from '../../runtime/types.js';
 import type { ApiModel } from '../model/api-model.js';
+import { toServerTemplate } from '../tools/server-templates.js';
 import { GENERATED_DEPENDENCY_VERSIONS } from './dependency-versions.js';
 
 export interface ProjectOptions {
@@ -19,6 +20,8 @@ export interface ProjectView {
   serverInfo: ServerInfo;
   tools: ToolDefinition[];
   toolRows: { name: string; method: string; path: string; hints: string; summary: string }[];
+  serverRows: { index: number; url: string; description: string }[];
+  variableRows: { env: string; default: string; values: string; description: string }[];
   versions: typeof GENERATED_DEPENDENCY_VERSIONS;
 }
 
@@ -31,7 +34,14 @@ export function projectView(model: ApiModel, tools: ToolDefinition[], options: P
     version: oneLine(model.version),
     description: firstParagraph(model.description),
     baseUrl: oneLine(model.baseUrl),
-    serverInfo: { name: options.name, version: model.version, defaultBaseUrl: model.baseUrl },
+    serverInfo: {
+      name: options.name,
+      version: model.version,
+      defaultBaseUrl: model.baseUrl,
+      ...(model.servers.length > 0 ? { servers: model.servers.map(toServerTemplate) } : {}),
+    },
+    serverRows: model.servers.map((s, index) => ({ index, url: oneLine(s.url), description: oneLine(s.description ?? '') })),
+    variableRows: uniqueVariables(model.servers.map(toServerTemplate)),
     tools,
     toolRows: tools.map((t) => ({
       name: t.name,
@@ -68,4 +78,19 @@ function oneLine(text: string): string {
 
 function markdownCell(text: string): string {
   return oneLine(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+}
+
+/** Server variables for the README, once per environment variable. */
+function uniqueVariables(servers: ServerTemplate[]): ProjectView['variableRows'] {
+  const rows = new Map<string, ProjectView['variableRows'][number]>();
+  for (const variable of servers.flatMap((s) => s.variables ?? [])) {
+    if (rows.has(variable.env)) continue;
+    rows.set(variable.env, {
+      env: variable.env,
+      default: markdownCell(variable.default),
+      values: markdownCell(variable.enum?.join(', ') ?? ''),
+      description: markdownCell(variable.description ?? ''),
+    });
+  }
+  return [...rows.values()];
 }

@@ -33,7 +33,8 @@ export async function loadSpec(source: string): Promise<LoadedSpec> {
   }
   const version = specVersion(doc);
   const model = version === '2.0' ? swagger2ToModel(doc) : openApi3ToModel(doc, version === '3.1' ? 'oas31' : 'oas30');
-  return { source, version, model: { ...model, baseUrl: resolveAgainstSource(model.baseUrl, source) } };
+  const servers = model.servers.map((s) => ({ ...s, url: resolveAgainstSource(s.url, source) }));
+  return { source, version, model: { ...model, baseUrl: resolveAgainstSource(model.baseUrl, source), servers } };
 }
 
 /**
@@ -55,7 +56,8 @@ function specVersion(doc: Doc): SpecVersion {
 
 /** A relative server URL is relative to where the spec was fetched from (OpenAPI 3, Server Object). */
 function resolveAgainstSource(baseUrl: string, source: string): string {
-  if (isUrl(baseUrl) || !isUrl(source)) return baseUrl;
+  // A URL starting with a {variable} (`{scheme}://...`) is absolute once expanded.
+  if (isUrl(baseUrl) || baseUrl.startsWith('{') || !isUrl(source)) return baseUrl;
   return new URL(baseUrl, source).href;
 }
 

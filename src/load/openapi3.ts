@@ -4,12 +4,14 @@ import type {
   ApiParameter,
   ApiRequestBody,
   ApiResponse,
+  ApiServer,
   FieldEncoding,
   HttpMethod,
   MediaTypeContent,
   ParameterLocation,
   ParameterStyle,
   Schema,
+  ServerVariable,
 } from '../model/api-model.js';
 import { createDialectConverter, type SchemaDialect } from './schema-dialect.js';
 import { HTTP_METHODS, jsonPointer, type Doc, asRecord, asArray, optionalString } from './spec-shape.js';
@@ -34,6 +36,7 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
     schemaNames.set(toSchema(schema), name);
   }
 
+  const servers = asArray(doc.servers).map(toServer);
   const operations: ApiOperation[] = [];
   for (const [path, pathItemValue] of Object.entries(asRecord(doc.paths))) {
     const pathItem = asRecord(pathItemValue);
@@ -48,7 +51,8 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
     title: optionalString(info.title) ?? 'API',
     version: optionalString(info.version) ?? '0.0.0',
     description: optionalString(info.description) ?? optionalString(info.summary),
-    baseUrl: serverUrl(asArray(doc.servers)[0]),
+    baseUrl: servers[0] ? defaultServerUrl(servers[0]) : '/',
+    servers,
     operations,
     schemaNames,
   };
@@ -74,8 +78,15 @@ function toOperation(
       .map((p) => toParameter(p, toSchema)),
     requestBody: op.requestBody ? toRequestBody(asRecord(op.requestBody), toSchema) : undefined,
     responses: Object.entries(asRecord(op.responses)).map(([status, r]) => toResponse(status, asRecord(r), toSchema)),
+    ...serverOf(op, pathItem),
     pointer: jsonPointer(['paths', path, method.toLowerCase()]),
   };
+}
+
+/** Operation-level servers win over path-level ones; only the first of a list is used. */
+function serverOf(op: Doc, pathItem: Doc): { server?: ApiServer } {
+  const first = asArray(op.servers)[0] ?? asArray(pathItem.servers)[0];
+  return first ? { server: toServer(first) } : {};
 }
 
 /** Operation-level parameters override path-level ones with the same name and location. */
@@ -91,9 +102,9 @@ export function mergeParameters(pathLevel: unknown[], operationLevel: unknown[])
 function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
   const location = p.in as ParameterLocation;
   const style = (optionalString(p.style) as ParameterStyle | undefined) ?? DEFAULT_STYLE[location];
-  // A parameter may carry its schema inside `content` instead of `schema`.
-  const contentSchema = Object.values(asRecord(p.content)).map((m) => asRecord(m).schema)[0];
-  const schema = toSchema(p.schema ?? contentSchema ?? {});
+  // A parameter may carry its schema inside `content` instead of `schema` (one media type).
+  const [contentType, media] = Object.entries(asRecord(p.content))[0] ?? [];
+  const schema = toSchema(p.schema ?? asRecord(media).schema ?? {});
   return {
     name: String(p.name),
     in: location,
@@ -104,6 +115,7 @@ function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
     style,
     explode: typeof p.explode === 'boolean' ? p.explode : style === 'form',
     allowReserved: p.allowReserved === true || undefined,
+    ...(p.schema === undefined && contentType ? { contentType } : {}),
   };
 }
 
@@ -151,13 +163,26 @@ function toResponse(status: string, response: Doc, toSchema: (s: unknown) => Sch
   };
 }
 
-/** servers[0].url with each `{variable}` replaced by its default. */
-function serverUrl(server: unknown): string {
-  const s = asRecord(server);
-  const url = optionalString(s.url) ?? '/';
-  const variables = asRecord(s.variables);
-  return url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
-    const value = asRecord(variables[name]).default;
-    return value === undefined ? whole : String(value);
+export function toServer(value: unknown): ApiServer {
+  const server = asRecord(value);
+  const variables: ServerVariable[] = Object.entries(asRecord(server.variables)).map(([name, v]) => {
+    const variable = asRecord(v);
+    const values = asArray(variable.enum).map(String);
+    return {
+      name,
+      default: variable.default === undefined ? (values[0] ?? '') : String(variable.default),
+      ...(values.length > 0 ? { enum: values } : {}),
+      ...(optionalString(variable.description) ? { description: String(variable.description) } : {}),
+    };
   });
+  return {
+    url: optionalString(server.url) ?? '/',
+    ...(optionalString(server.description) ? { description: String(server.description) } : {}),
+    variables,
+  };
+}
+
+/** A server URL with each `{variable}` replaced by its default. */
+export function defaultServerUrl(server: ApiServer): string {
+  return server.url.replace(/\{([^}]+)\}/g, (whole, name: string) => server.variables.find((v) => v.name === name)?.default ?? whole);
 }

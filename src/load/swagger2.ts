@@ -48,6 +48,7 @@ export function swagger2ToModel(doc: Doc): ApiModel {
     version: optionalString(info.version) ?? '0.0.0',
     description: optionalString(info.description),
     baseUrl: baseUrl(doc),
+    servers: [{ url: baseUrl(doc), variables: [] }],
     operations,
     schemaNames,
   };

@@ -30,6 +30,8 @@ export interface ApiParameter {
   style: ParameterStyle;
   explode: boolean;
   allowReserved?: boolean;
+  /** Media type of a parameter described with `content` instead of `schema`. */
+  contentType?: string;
 }
 
 /** OpenAPI Encoding Object: how one field of a form or multipart body is serialized. */
@@ -60,6 +62,20 @@ export interface ApiResponse {
   contents: MediaTypeContent[];
 }
 
+export interface ServerVariable {
+  name: string;
+  default: string;
+  enum?: string[];
+  description?: string;
+}
+
+/** A server from the spec: a URL template whose `{variables}` have defaults. */
+export interface ApiServer {
+  url: string;
+  description?: string;
+  variables: ServerVariable[];
+}
+
 export interface ApiOperation {
   operationId?: string;
   method: HttpMethod;
@@ -72,6 +88,8 @@ export interface ApiOperation {
   parameters: ApiParameter[];
   requestBody?: ApiRequestBody;
   responses: ApiResponse[];
+  /** An operation- or path-level server (the first listed), overriding the API's servers. */
+  server?: ApiServer;
   /** JSON pointer of the operation in the source spec, for diagnostics. */
   pointer: string;
 }
@@ -80,8 +98,10 @@ export interface ApiModel {
   title: string;
   version: string;
   description?: string;
-  /** Base URL with server variables replaced by their defaults; may be relative. */
+  /** Base URL: the first server with its variables' defaults; may be relative. */
   baseUrl: string;
+  /** Every server the spec lists, in order. */
+  servers: ApiServer[];
   operations: ApiOperation[];
   /** Names of reusable schemas by identity, so recursive ones keep a readable $defs name. */
   schemaNames: Map<Schema, string>;

@@ -65,6 +65,7 @@ export function buildToolInput(
       style: param.style,
       explode: param.explode,
       ...(param.allowReserved ? { allowReserved: true } : {}),
+      ...(param.contentType ? { contentType: param.contentType } : {}),
     });
   }
 

@@ -92,3 +92,8 @@ export function packageName(title: string): string {
     .replace(/^-+|-+$/g, '');
   return base.endsWith('mcp') ? base : `${base || 'api'}-mcp`;
 }
+
+/** The environment variable that sets a server variable: `basePath` → `API_SERVER_BASE_PATH`. */
+export function serverVariableEnv(variable: string): string {
+  return `API_SERVER_${screamingSnake(variable) || 'VAR'}`;
+}

@@ -5,6 +5,7 @@ import { toolDescription, toolTitle } from './describe.js';
 import { buildToolInput, type InputOptions } from './input-schema.js';
 import { assignToolNames } from './naming.js';
 import { buildToolOutput, successResponses } from './output-schema.js';
+import { toServerTemplate } from './server-templates.js';
 
 export type PlanOptions = InputOptions;
 
@@ -36,6 +37,7 @@ export function planTools(model: ApiModel, options: PlanOptions = {}): ToolDefin
             }
           : {}),
         ...(accept.length > 0 ? { accept } : {}),
+        ...(op.server ? { server: toServerTemplate(op.server) } : {}),
       },
     };
   });

@@ -281,3 +281,16 @@ describe('buildRequest: body', () => {
     expect(buildRequest(http, { b: { a: 1 } }, BASE).body).toBeUndefined();
   });
 });
+
+describe('buildRequest: parameters described with content', () => {
+  it('sends a JSON-content query parameter as one JSON string, percent-encoded', () => {
+    const http: HttpBinding = {
+      method: 'GET',
+      path: '/search',
+      arguments: [{ arg: 'filter', in: 'query', name: 'filter', style: 'form', explode: true, contentType: 'application/json' }],
+    };
+    const req = buildRequest(http, { filter: { tag: 'a b', max: 3 } }, 'http://127.0.0.1:1/api');
+    expect(new URL(req.url).searchParams.get('filter')).toBe('{"tag":"a b","max":3}');
+    expect(req.url).toContain('filter=%7B%22tag%22%3A%22a%20b%22%2C%22max%22%3A3%7D');
+  });
+});

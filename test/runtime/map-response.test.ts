@@ -238,3 +238,49 @@ describe('failureResult', () => {
     expect(failureResult('a\u0000b')).toEqual({ content: [{ type: 'text', text: 'ab' }], isError: true });
   });
 });
+
+describe('toToolResult: response headers a model can act on', () => {
+  const tool: ToolDefinition = {
+    name: 'createThing',
+    description: 'Create',
+    annotations: {},
+    inputSchema: { type: 'object' },
+    http: { method: 'POST', path: '/things', arguments: [] },
+  };
+  const response = (status: number, headers: Record<string, string>) => ({
+    ok: true as const,
+    status,
+    statusText: '',
+    headers: new Headers(headers),
+    contentType: 'application/json',
+    body: new TextEncoder().encode('{"id":1}'),
+    truncated: false,
+  });
+
+  it('surfaces Location, Link and rate-limit headers as a separate text block, never cookies', () => {
+    const result = toToolResult(
+      tool,
+      response(201, {
+        Location: '/things/1',
+        Link: '<https://api.example.com/things?page=2>; rel="next"',
+        'X-RateLimit-Remaining': '41',
+        'Set-Cookie': 'session=secret',
+        'X-Internal': 'nope',
+      }),
+    );
+    expect(result.content[0]).toEqual({ type: 'text', text: '{"id":1}' });
+    const headers = result.content[1];
+    expect(headers?.type).toBe('text');
+    const lines = (headers as { text: string }).text.split('\n');
+    expect(lines).toEqual([
+      'Response headers:',
+      'link: <https://api.example.com/things?page=2>; rel="next"',
+      'location: /things/1',
+      'x-ratelimit-remaining: 41',
+    ]);
+  });
+
+  it('adds nothing when no such header is present', () => {
+    expect(toToolResult(tool, response(200, { 'Content-Type': 'application/json' })).content).toHaveLength(1);
+  });
+});

@@ -6,6 +6,7 @@ export const serverInfo: ServerInfo = {
   name: 'bookshop-mcp',
   version: '2.1.0',
   defaultBaseUrl: 'http://bookshop.example.com/api',
+  servers: [{ url: 'http://bookshop.example.com/api' }],
 };
 
 /**

@@ -6,6 +6,15 @@ export const serverInfo: ServerInfo = {
   name: 'swagger-petstore-mcp',
   version: '1.0.0',
   defaultBaseUrl: 'https://petstore.example.com/v1',
+  servers: [
+    {
+      url: '{scheme}://petstore.example.com/{basePath}',
+      variables: [
+        { name: 'scheme', env: 'API_SERVER_SCHEME', default: 'https', enum: ['https', 'http'] },
+        { name: 'basePath', env: 'API_SERVER_BASE_PATH', default: 'v1' },
+      ],
+    },
+  ],
 };
 
 /**

@@ -6,6 +6,7 @@ export const serverInfo: ServerInfo = {
   name: 'swagger-petstore-2-0-mcp',
   version: '1.0.0',
   defaultBaseUrl: 'https://petstore.example.com/v2',
+  servers: [{ url: 'https://petstore.example.com/v2' }],
 };
 
 /**

@@ -161,6 +161,18 @@ function buildBody(
   return { value: { ...whole.value, ...fields } };
 }
 
+/** Parameters described with `content` carry their value as one JSON string, whatever its style. */
+function withContentEncodedParams(
+  params: ParamBinding[],
+  args: Record<string, unknown>,
+): Record<string, unknown> {
+  const encoded = params.filter((b) => b.contentType !== undefined && args[b.arg] !== undefined);
+  if (encoded.length === 0) return args;
+  const out = { ...args };
+  for (const b of encoded) out[b.arg] = JSON.stringify(args[b.arg]);
+  return out;
+}
+
 export function buildRequest(
   http: HttpBinding,
   args: Record<string, unknown>,
@@ -177,6 +189,7 @@ export function buildRequest(
   }
 
   const params = http.arguments.filter((b): b is ParamBinding => b.in !== 'body');
+  args = withContentEncodedParams(params, args);
   const bodyBindings = http.arguments.filter((b): b is BodyBinding => b.in === 'body');
 
   const path = substitutePath(

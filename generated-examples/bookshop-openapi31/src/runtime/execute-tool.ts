@@ -2,12 +2,15 @@ import { ArgumentError, buildRequest } from './build-request.js';
 import { callUpstream } from './call-upstream.js';
 import { baseUrlProblem, type RuntimeConfig } from './config.js';
 import { failureResult, toToolResult, type ToolResult } from './map-response.js';
+import { toolBaseUrl } from './servers.js';
 import type { ToolDefinition } from './types.js';
 
 export interface CallContext {
   config: RuntimeConfig;
   /** Aborted when the client cancels the call. */
   signal?: AbortSignal;
+  /** The environment server variables and API_BASE_URL are read from. */
+  env?: Record<string, string | undefined>;
   /** Checks structured content against the tool's outputSchema; returns the problem, if any. */
   checkOutput?: (value: unknown) => string | undefined;
 }
@@ -18,11 +21,12 @@ export async function executeTool(
   args: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<ToolResult> {
-  const problem = baseUrlProblem(ctx.config.baseUrl);
+  const baseUrl = toolBaseUrl(tool, ctx.config.baseUrl, ctx.env ?? {});
+  const problem = baseUrlProblem(baseUrl);
   if (problem) return failureResult(`Cannot call ${tool.name}: ${problem}.`);
   let request;
   try {
-    request = buildRequest(tool.http, args, ctx.config.baseUrl);
+    request = buildRequest(tool.http, args, baseUrl);
   } catch (error) {
     if (error instanceof ArgumentError)
       return failureResult(`Invalid arguments for ${tool.name}: ${error.message}`);

@@ -32,6 +32,8 @@ export type ArgumentBinding =
       style: ParameterStyle;
       explode: boolean;
       allowReserved?: boolean;
+      /** Set for a parameter described with `content` (e.g. application/json): its value is sent serialized as JSON. */
+      contentType?: string;
     }
   | {
       arg: string;
@@ -87,6 +89,8 @@ export interface HttpBinding {
   fieldEncodings?: Record<string, FieldEncoding>;
   /** Media types the operation says it may answer with, sent as `Accept`. */
   accept?: string[];
+  /** An operation- or path-level server that replaces the API's own for this tool. */
+  server?: ServerTemplate;
 }
 
 export interface OutputBinding {
@@ -106,9 +110,24 @@ export interface ToolDefinition {
   http: HttpBinding;
 }
 
+/** A server URL from the spec, `{variables}` and all. */
+export interface ServerTemplate {
+  url: string;
+  description?: string;
+  variables?: {
+    name: string;
+    env: string;
+    default: string;
+    enum?: string[];
+    description?: string;
+  }[];
+}
+
 export interface ServerInfo {
   name: string;
   version: string;
-  /** Base URL from the spec; `API_BASE_URL` overrides it at run time. */
+  /** Base URL from the spec with default variables; `API_BASE_URL` overrides it at run time. */
   defaultBaseUrl: string;
+  /** The spec's servers; `API_SERVER` picks one by index. */
+  servers?: ServerTemplate[];
 }

@@ -284,6 +284,23 @@ function binaryResult(tool: ToolDefinition, res: UpstreamSuccess, mimeType: stri
   };
 }
 
+/**
+ * Response headers a model can act on: where a created resource lives, the next page, how much
+ * rate limit is left. Cookies and anything else stay out (they may carry secrets).
+ */
+const USEFUL_HEADER =
+  /^(location|content-location|link|retry-after|x-total-count|x-total|x-next-page|x-next-cursor|x-page|x-per-page|x-(rate-?limit|ratelimit)-[a-z-]+|rate-?limit(-[a-z-]+)?)$/i;
+
+function usefulHeaders(headers: Headers, isError: boolean): string | undefined {
+  const lines: string[] = [];
+  headers.forEach((value, name) => {
+    // An error result already states its Retry-After.
+    if (USEFUL_HEADER.test(name) && !(isError && name === 'retry-after'))
+      lines.push(`${name}: ${value.slice(0, 500)}`);
+  });
+  return lines.length > 0 ? `Response headers:\n${lines.sort().join('\n')}` : undefined;
+}
+
 export function toToolResult(
   tool: ToolDefinition,
   res: UpstreamSuccess,
@@ -307,6 +324,9 @@ export function toToolResult(
       isError: true,
     };
   }
+
+  const headers = usefulHeaders(res.headers, result.isError === true);
+  if (headers) result.content.push(text(headers));
 
   result.content = result.content.map((block) =>
     block.type === 'text' ? { type: 'text', text: stripControlChars(block.text) } : block,

@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from './config.js';
 import { executeTool } from './execute-tool.js';
 import { log } from './log.js';
+import { serverVariableProblems } from './servers.js';
 import type { JsonSchema, ServerInfo, ToolDefinition } from './types.js';
 
 export function createServer(
@@ -19,6 +20,8 @@ export function createServer(
   env = process.env,
 ): McpServer {
   const config = readConfig(env, info);
+  for (const problem of (info.servers ?? []).flatMap((s) => serverVariableProblems(s, env)))
+    log('config_warning', { problem });
   const server = new McpServer(
     { name: info.name, version: info.version },
     { capabilities: { tools: { listChanged: true } } },
@@ -41,6 +44,7 @@ export function createServer(
         const started = Date.now();
         const result = await executeTool(tool, args ?? {}, {
           config,
+          env,
           signal: ctx.mcpReq.signal,
           checkOutput,
         });
