@@ -68,6 +68,7 @@ export function model(operations: ApiOperation[], extra: Partial<ApiModel> = {})
     title: 'Test API',
     version: '1.0.0',
     baseUrl: 'https://api.example.test/v1',
+    servers: [{ url: 'https://api.example.test/v1', variables: [] }],
     operations,
     schemaNames: new Map(),
     ...extra,
