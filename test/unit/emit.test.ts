@@ -31,6 +31,7 @@ function petModel() {
       version: '1.2.3',
       description: 'The pet API.\n\nSecond paragraph is left out.',
       baseUrl: 'https://pets.example.test/v2',
+      servers: [{ url: 'https://pets.example.test/v2', variables: [] }],
       schemaNames: new Map([[pet, 'Pet']]),
     },
   );
@@ -119,8 +120,10 @@ describe('emitProject', () => {
 
   it('src/tools.ts carries serverInfo as JSON and reads src/tools.json', () => {
     const toolsTs = text('src/tools.ts');
-    expect(toolsTs).toContain(
-      'export const serverInfo: ServerInfo = {"name":"petstore-mcp","version":"1.2.3","defaultBaseUrl":"https://pets.example.test/v2"};',
+    const literal = /export const serverInfo: ServerInfo = (\{[\s\S]*?\n?\});/.exec(toolsTs)?.[1] ?? '';
+    // emitted as JSON data (formatting happens in the write stage)
+    expect(literal.replace(/\s+/g, '')).toBe(
+      '{"name":"petstore-mcp","version":"1.2.3","defaultBaseUrl":"https://pets.example.test/v2","servers":[{"url":"https://pets.example.test/v2"}]}',
     );
     expect(toolsTs).toContain("new URL('../src/tools.json', import.meta.url)");
   });
@@ -151,12 +154,15 @@ describe('emitProject', () => {
   it('.env.example names every variable with its default', () => {
     expect(text('.env.example')).toBe(
       [
-        '# Where API requests go.',
-        'API_BASE_URL=https://pets.example.test/v2',
+        "# Environment of the MCP server; set these in your MCP client's server config. Uncomment to change.",
+        '# Where API requests go (replaces the server choice below).',
+        '# API_BASE_URL=https://pets.example.test/v2',
         '# Time limit for one upstream request, in milliseconds.',
-        'API_TIMEOUT_MS=30000',
+        '# API_TIMEOUT_MS=30000',
         '# Upstream bodies longer than this many bytes are cut, with a note saying so.',
-        'MCP_MAX_RESPONSE_BYTES=10485760',
+        '# MCP_MAX_RESPONSE_BYTES=10485760',
+        "# Which of the API's servers to use (0 = the first), when API_BASE_URL is not set.",
+        '# API_SERVER=0',
         '',
       ].join('\n'),
     );
