@@ -77,41 +77,65 @@ export function isJsonMediaType(mediaType: string | undefined): boolean {
   );
 }
 
-function substitutePath(template: string, bindings: ParamBinding[], args: Record<string, unknown>): string {
+function substitutePath(
+  template: string,
+  bindings: ParamBinding[],
+  args: Record<string, unknown>,
+): string {
   const used: string[] = [];
   const path = template.replace(/\{([^{}]+)\}/g, (_match, variable: string) => {
     const binding = bindings.find((b) => b.name === variable);
     if (!binding) {
       // A generator bug, not something the model can fix.
-      throw new Error(`Tool definition error: path variable {${variable}} has no argument binding.`);
+      throw new Error(
+        `Tool definition error: path variable {${variable}} has no argument binding.`,
+      );
     }
     const value = args[binding.arg];
     if (value === undefined || value === null) {
-      throw new ArgumentError(binding.arg, `Missing required argument "${binding.arg}" (path parameter ${variable}).`);
+      throw new ArgumentError(
+        binding.arg,
+        `Missing required argument "${binding.arg}" (path parameter ${variable}).`,
+      );
     }
     const text = typeof value === 'object' ? undefined : toPrimitiveString(value);
     if (text !== undefined && isDotSegment(text)) {
-      throw new ArgumentError(binding.arg, `Argument "${binding.arg}" must not be "." or ".." (path parameter ${variable}).`);
+      throw new ArgumentError(
+        binding.arg,
+        `Argument "${binding.arg}" must not be "." or ".." (path parameter ${variable}).`,
+      );
     }
     const serialized = serializePathParameter(variable, value, binding.style, binding.explode);
     if (serialized === '') {
       // An empty segment would address a different resource (e.g. /users//orders).
-      throw new ArgumentError(binding.arg, `Argument "${binding.arg}" must not be empty (path parameter ${variable}).`);
+      throw new ArgumentError(
+        binding.arg,
+        `Argument "${binding.arg}" must not be empty (path parameter ${variable}).`,
+      );
     }
     if (isDotSegment(serialized)) {
-      throw new ArgumentError(binding.arg, `Argument "${binding.arg}" must not produce a "." or ".." path segment (path parameter ${variable}).`);
+      throw new ArgumentError(
+        binding.arg,
+        `Argument "${binding.arg}" must not produce a "." or ".." path segment (path parameter ${variable}).`,
+      );
     }
     used.push(binding.arg);
     return serialized;
   });
   // Adjacent variables in one segment (e.g. `{a}{b}`) could still combine into a dot segment.
   if (path.split('/').some(isDotSegment)) {
-    throw new ArgumentError(used[0], `Arguments ${used.map((a) => `"${a}"`).join(', ')} must not produce a "." or ".." path segment.`);
+    throw new ArgumentError(
+      used[0],
+      `Arguments ${used.map((a) => `"${a}"`).join(', ')} must not produce a "." or ".." path segment.`,
+    );
   }
   return path;
 }
 
-function buildBody(bindings: BodyBinding[], args: Record<string, unknown>): { value: unknown } | undefined {
+function buildBody(
+  bindings: BodyBinding[],
+  args: Record<string, unknown>,
+): { value: unknown } | undefined {
   let whole: { value: unknown } | undefined;
   const fields: Record<string, unknown> = {};
   let hasFields = false;
@@ -129,13 +153,19 @@ function buildBody(bindings: BodyBinding[], args: Record<string, unknown>): { va
   if (whole === undefined) return { value: fields };
   if (!isPlainObject(whole.value)) {
     const arg = bindings.find((b) => b.name === undefined)?.arg;
-    throw new ArgumentError(arg, `Argument "${arg}" must be an object, because other arguments are added to the request body as fields.`);
+    throw new ArgumentError(
+      arg,
+      `Argument "${arg}" must be an object, because other arguments are added to the request body as fields.`,
+    );
   }
   return { value: { ...whole.value, ...fields } };
 }
 
 /** Parameters described with `content` carry their value as one JSON string, whatever its style. */
-function withContentEncodedParams(params: ParamBinding[], args: Record<string, unknown>): Record<string, unknown> {
+function withContentEncodedParams(
+  params: ParamBinding[],
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   const encoded = params.filter((b) => b.contentType !== undefined && args[b.arg] !== undefined);
   if (encoded.length === 0) return args;
   const out = { ...args };
@@ -143,7 +173,11 @@ function withContentEncodedParams(params: ParamBinding[], args: Record<string, u
   return out;
 }
 
-export function buildRequest(http: HttpBinding, args: Record<string, unknown>, baseUrl: string): UpstreamRequest {
+export function buildRequest(
+  http: HttpBinding,
+  args: Record<string, unknown>,
+  baseUrl: string,
+): UpstreamRequest {
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -158,7 +192,11 @@ export function buildRequest(http: HttpBinding, args: Record<string, unknown>, b
   args = withContentEncodedParams(params, args);
   const bodyBindings = http.arguments.filter((b): b is BodyBinding => b.in === 'body');
 
-  const path = substitutePath(http.path, params.filter((b) => b.in === 'path'), args);
+  const path = substitutePath(
+    http.path,
+    params.filter((b) => b.in === 'path'),
+    args,
+  );
   const basePath = base.pathname.replace(/\/+$/, '');
   const pathname = `${basePath}/${path.replace(/^\/+/, '')}`;
 
@@ -171,7 +209,9 @@ export function buildRequest(http: HttpBinding, args: Record<string, unknown>, b
   for (const b of params) {
     const value = args[b.arg];
     if (b.in === 'query') {
-      query.push(...serializeQueryParameter(b.name, value, b.style, b.explode, b.allowReserved ?? false));
+      query.push(
+        ...serializeQueryParameter(b.name, value, b.style, b.explode, b.allowReserved ?? false),
+      );
     } else if (b.in === 'header') {
       if (IGNORED_HEADER_PARAMS.has(b.name.toLowerCase())) continue;
       const text = serializeHeaderParameter(b.name, value, b.explode, b.arg);
@@ -204,8 +244,14 @@ export function buildRequest(http: HttpBinding, args: Record<string, unknown>, b
     throw new ArgumentError(undefined, 'The arguments do not form a valid URL.');
   }
   const prefix = `${basePath}/`;
-  if (final.origin !== base.origin || !(final.pathname === basePath || final.pathname.startsWith(prefix))) {
-    throw new ArgumentError(undefined, 'The arguments would make the request leave the API base URL; path arguments must not contain path segments such as "..".');
+  if (
+    final.origin !== base.origin ||
+    !(final.pathname === basePath || final.pathname.startsWith(prefix))
+  ) {
+    throw new ArgumentError(
+      undefined,
+      'The arguments would make the request leave the API base URL; path arguments must not contain path segments such as "..".',
+    );
   }
 
   const request: UpstreamRequest = { method: http.method, url: final.href, headers };

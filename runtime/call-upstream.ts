@@ -53,7 +53,10 @@ function combineSignals(timeoutMs: number, outer: AbortSignal | undefined) {
 }
 
 /** Read at most `max` bytes; stop (and cancel the stream) instead of buffering more. */
-async function readLimited(response: Response, max: number): Promise<{ body: Uint8Array; truncated: boolean }> {
+async function readLimited(
+  response: Response,
+  max: number,
+): Promise<{ body: Uint8Array; truncated: boolean }> {
   if (!response.body) return { body: new Uint8Array(0), truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -111,7 +114,10 @@ function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-export async function callUpstream(req: UpstreamRequest, opts: CallUpstreamOptions): Promise<UpstreamResult> {
+export async function callUpstream(
+  req: UpstreamRequest,
+  opts: CallUpstreamOptions,
+): Promise<UpstreamResult> {
   const fetchImpl = opts.fetchImpl ?? fetch;
   const maxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const combined = combineSignals(opts.timeoutMs, opts.signal);
@@ -145,7 +151,10 @@ export async function callUpstream(req: UpstreamRequest, opts: CallUpstreamOptio
         if (next !== undefined && next.origin === origin) {
           await response.body?.cancel().catch(() => {});
           // Same rules as browsers: 303 always, and 301/302 after POST, continue as GET.
-          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          if (
+            response.status === 303 ||
+            ((response.status === 301 || response.status === 302) && method === 'POST')
+          ) {
             if (method !== 'HEAD') method = 'GET';
             body = undefined;
             headers = Object.fromEntries(
@@ -170,7 +179,11 @@ export async function callUpstream(req: UpstreamRequest, opts: CallUpstreamOptio
     }
   } catch (error) {
     if (combined.timedOut()) {
-      return { ok: false, kind: 'timeout', message: `Upstream request timed out after ${opts.timeoutMs} ms` };
+      return {
+        ok: false,
+        kind: 'timeout',
+        message: `Upstream request timed out after ${opts.timeoutMs} ms`,
+      };
     }
     if (opts.signal?.aborted) {
       return { ok: false, kind: 'aborted', message: 'Upstream request was cancelled' };

@@ -23,7 +23,9 @@ export function readConfig(env: NodeJS.ProcessEnv, info: ServerInfo): RuntimeCon
 export function baseUrlProblem(baseUrl: string): string | undefined {
   try {
     const url = new URL(baseUrl);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : `unsupported protocol ${url.protocol}`;
+    return url.protocol === 'http:' || url.protocol === 'https:'
+      ? undefined
+      : `unsupported protocol ${url.protocol}`;
   } catch {
     return `the API base URL "${baseUrl}" is not absolute; set API_BASE_URL to the API's address`;
   }

@@ -28,7 +28,8 @@ export async function executeTool(
   try {
     request = buildRequest(tool.http, args, baseUrl);
   } catch (error) {
-    if (error instanceof ArgumentError) return failureResult(`Invalid arguments for ${tool.name}: ${error.message}`);
+    if (error instanceof ArgumentError)
+      return failureResult(`Invalid arguments for ${tool.name}: ${error.message}`);
     return failureResult(`Cannot build the request for ${tool.name}: ${(error as Error).message}`);
   }
   const response = await callUpstream(request, {

@@ -115,7 +115,10 @@ function text(value: string): ToolContent {
 }
 
 /** Plain-data check used when no validator is given: an empty object satisfies the schema only if nothing is required. */
-function emptyObjectAllowed(tool: ToolDefinition, checkOutput: OutputCheck | undefined): string | undefined {
+function emptyObjectAllowed(
+  tool: ToolDefinition,
+  checkOutput: OutputCheck | undefined,
+): string | undefined {
   if (checkOutput) return checkOutput({});
   const required = tool.output?.schema['required'];
   return Array.isArray(required) && required.length > 0
@@ -126,7 +129,9 @@ function emptyObjectAllowed(tool: ToolDefinition, checkOutput: OutputCheck | und
 function errorResult(tool: ToolDefinition, res: UpstreamSuccess): ToolResult {
   const lines = [`${statusLine(res)} from ${tool.http.method} ${tool.http.path}`];
   if (res.status >= 300 && res.status < 400) {
-    lines.push('(redirect not followed: it leads to another origin, or there were too many redirects)');
+    lines.push(
+      '(redirect not followed: it leads to another origin, or there were too many redirects)',
+    );
   }
   const retryAfter = res.headers.get('retry-after');
   if (retryAfter) lines.push(`Retry-After: ${retryAfter}`);
@@ -134,7 +139,11 @@ function errorResult(tool: ToolDefinition, res: UpstreamSuccess): ToolResult {
   if (res.body.byteLength > 0) {
     const essence = essenceOf(res.contentType);
     const textual = essence === '' || isJsonType(essence) || isTextType(essence);
-    const raw = textual ? (essence === '' ? decodeUtf8Strict(res.body) : decode(res.body, res.contentType)) : undefined;
+    const raw = textual
+      ? essence === ''
+        ? decodeUtf8Strict(res.body)
+        : decode(res.body, res.contentType)
+      : undefined;
     if (raw === undefined) {
       lines.push(`(${res.body.byteLength} bytes of ${essence || 'binary data'})`);
     } else {
@@ -157,11 +166,19 @@ function errorResult(tool: ToolDefinition, res: UpstreamSuccess): ToolResult {
 }
 
 /** 2xx JSON that parsed: structuredContent when the tool declares output. */
-function jsonResult(tool: ToolDefinition, value: unknown, checkOutput: OutputCheck | undefined): ToolResult {
+function jsonResult(
+  tool: ToolDefinition,
+  value: unknown,
+  checkOutput: OutputCheck | undefined,
+): ToolResult {
   if (!tool.output) return { content: [text(JSON.stringify(value))] };
   const wrapKey = tool.output.wrapKey;
   const structured: Record<string, unknown> =
-    wrapKey !== undefined ? { [wrapKey]: value } : isPlainObject(value) ? value : { [DEFAULT_WRAP_KEY]: value };
+    wrapKey !== undefined
+      ? { [wrapKey]: value }
+      : isPlainObject(value)
+        ? value
+        : { [DEFAULT_WRAP_KEY]: value };
   const problem = checkOutput?.(structured);
   if (problem !== undefined) {
     return {
@@ -179,7 +196,11 @@ function jsonResult(tool: ToolDefinition, value: unknown, checkOutput: OutputChe
 }
 
 /** The 2xx result before the outputSchema constraint is applied. */
-function successResult(tool: ToolDefinition, res: UpstreamSuccess, checkOutput: OutputCheck | undefined): ToolResult {
+function successResult(
+  tool: ToolDefinition,
+  res: UpstreamSuccess,
+  checkOutput: OutputCheck | undefined,
+): ToolResult {
   if (res.status === 204 || res.status === 205 || res.body.byteLength === 0) {
     const message =
       res.status === 204 || res.status === 205
@@ -239,7 +260,11 @@ function binaryResult(tool: ToolDefinition, res: UpstreamSuccess, mimeType: stri
   // A cut-off image or file is corrupt and useless to the client; describe it instead.
   if (res.truncated) {
     return {
-      content: [text(`The upstream returned ${mimeType} content larger than ${res.body.byteLength} bytes; it was truncated and is not included.`)],
+      content: [
+        text(
+          `The upstream returned ${mimeType} content larger than ${res.body.byteLength} bytes; it was truncated and is not included.`,
+        ),
+      ],
     };
   }
   const data = base64(res.body);
@@ -249,7 +274,11 @@ function binaryResult(tool: ToolDefinition, res: UpstreamSuccess, mimeType: stri
     content: [
       {
         type: 'resource',
-        resource: { uri: `upstream://${encodeURIComponent(tool.name)}/response`, mimeType, blob: data },
+        resource: {
+          uri: `upstream://${encodeURIComponent(tool.name)}/response`,
+          mimeType,
+          blob: data,
+        },
       },
     ],
   };
@@ -259,19 +288,28 @@ function binaryResult(tool: ToolDefinition, res: UpstreamSuccess, mimeType: stri
  * Response headers a model can act on: where a created resource lives, the next page, how much
  * rate limit is left. Cookies and anything else stay out (they may carry secrets).
  */
-const USEFUL_HEADER = /^(location|content-location|link|retry-after|x-total-count|x-total|x-next-page|x-next-cursor|x-page|x-per-page|x-(rate-?limit|ratelimit)-[a-z-]+|rate-?limit(-[a-z-]+)?)$/i;
+const USEFUL_HEADER =
+  /^(location|content-location|link|retry-after|x-total-count|x-total|x-next-page|x-next-cursor|x-page|x-per-page|x-(rate-?limit|ratelimit)-[a-z-]+|rate-?limit(-[a-z-]+)?)$/i;
 
 function usefulHeaders(headers: Headers, isError: boolean): string | undefined {
   const lines: string[] = [];
   headers.forEach((value, name) => {
     // An error result already states its Retry-After.
-    if (USEFUL_HEADER.test(name) && !(isError && name === 'retry-after')) lines.push(`${name}: ${value.slice(0, 500)}`);
+    if (USEFUL_HEADER.test(name) && !(isError && name === 'retry-after'))
+      lines.push(`${name}: ${value.slice(0, 500)}`);
   });
   return lines.length > 0 ? `Response headers:\n${lines.sort().join('\n')}` : undefined;
 }
 
-export function toToolResult(tool: ToolDefinition, res: UpstreamSuccess, checkOutput?: OutputCheck): ToolResult {
-  let result = res.status >= 200 && res.status < 300 ? successResult(tool, res, checkOutput) : errorResult(tool, res);
+export function toToolResult(
+  tool: ToolDefinition,
+  res: UpstreamSuccess,
+  checkOutput?: OutputCheck,
+): ToolResult {
+  let result =
+    res.status >= 200 && res.status < 300
+      ? successResult(tool, res, checkOutput)
+      : errorResult(tool, res);
 
   if (tool.output && !result.isError && result.structuredContent === undefined) {
     const what = res.contentType ? essenceOf(res.contentType) : 'an unknown content type';

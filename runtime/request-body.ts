@@ -3,10 +3,17 @@
  * text or raw bytes. Files arrive as base64 (FileArgument) because that is what an MCP client can
  * send in JSON arguments.
  */
-import { ArgumentError, serializeQueryParameter, toPrimitiveString } from './serialize-parameters.js';
+import {
+  ArgumentError,
+  serializeQueryParameter,
+  toPrimitiveString,
+} from './serialize-parameters.js';
 import type { BodyEncoding, FieldEncoding, FileArgument, HttpBinding } from './types.js';
 
-export type EncodedBody = { body: string | Uint8Array<ArrayBuffer> | FormData; contentType?: string };
+export type EncodedBody = {
+  body: string | Uint8Array<ArrayBuffer> | FormData;
+  contentType?: string;
+};
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
@@ -17,9 +24,18 @@ export function encodeBody(http: HttpBinding, value: unknown, arg: string): Enco
   const mediaType = http.bodyMediaType ?? 'application/json';
   switch (encoding) {
     case 'json':
-      return { body: JSON.stringify(value) ?? 'null', contentType: concrete(mediaType, 'application/json') };
+      return {
+        body: JSON.stringify(value) ?? 'null',
+        contentType: concrete(mediaType, 'application/json'),
+      };
     case 'form':
-      return { body: encodeForm(fieldsOf(value, arg, 'application/x-www-form-urlencoded'), http.fieldEncodings ?? {}), contentType: mediaType };
+      return {
+        body: encodeForm(
+          fieldsOf(value, arg, 'application/x-www-form-urlencoded'),
+          http.fieldEncodings ?? {},
+        ),
+        contentType: mediaType,
+      };
     case 'multipart':
       // fetch sets Content-Type with the boundary itself.
       return { body: encodeMultipart(fieldsOf(value, arg, 'multipart/form-data'), http, arg) };
@@ -27,7 +43,10 @@ export function encodeBody(http: HttpBinding, value: unknown, arg: string): Enco
       return { body: toPrimitiveString(value), contentType: concrete(mediaType, 'text/plain') };
     case 'binary': {
       const file = decodeFile(value, arg);
-      return { body: file.bytes, contentType: file.mimeType ?? concrete(mediaType, 'application/octet-stream') };
+      return {
+        body: file.bytes,
+        contentType: file.mimeType ?? concrete(mediaType, 'application/octet-stream'),
+      };
     }
   }
 }
@@ -45,16 +64,31 @@ function fieldsOf(value: unknown, arg: string, kind: string): Record<string, unk
 }
 
 /** URL-encoded forms serialize each field like a query parameter (OpenAPI: form, explode by default). */
-function encodeForm(fields: Record<string, unknown>, encodings: Record<string, FieldEncoding>): string {
+function encodeForm(
+  fields: Record<string, unknown>,
+  encodings: Record<string, FieldEncoding>,
+): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     const e = encodings[name] ?? {};
-    pairs.push(...serializeQueryParameter(name, value, e.style ?? 'form', e.explode ?? true, e.allowReserved ?? false));
+    pairs.push(
+      ...serializeQueryParameter(
+        name,
+        value,
+        e.style ?? 'form',
+        e.explode ?? true,
+        e.allowReserved ?? false,
+      ),
+    );
   }
   return pairs.join('&');
 }
 
-function encodeMultipart(fields: Record<string, unknown>, http: HttpBinding, arg: string): FormData {
+function encodeMultipart(
+  fields: Record<string, unknown>,
+  http: HttpBinding,
+  arg: string,
+): FormData {
   const files = new Set(http.fileFields ?? []);
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
@@ -70,7 +104,11 @@ function encodeMultipart(fields: Record<string, unknown>, http: HttpBinding, arg
       for (const item of value) if (item !== null) form.append(name, String(item)); // one part per item
     } else if (typeof value === 'object') {
       // Objects default to application/json parts (OpenAPI Encoding Object).
-      form.append(name, new Blob([JSON.stringify(value)], { type: contentType ?? 'application/json' }), '');
+      form.append(
+        name,
+        new Blob([JSON.stringify(value)], { type: contentType ?? 'application/json' }),
+        '',
+      );
     } else {
       form.append(name, String(value));
     }
@@ -79,11 +117,23 @@ function encodeMultipart(fields: Record<string, unknown>, http: HttpBinding, arg
 }
 
 /** A FileArgument (or a bare base64 string / data: URL) → bytes. */
-export function decodeFile(value: unknown, arg: string): { bytes: Uint8Array<ArrayBuffer>; filename?: string; mimeType?: string } {
+export function decodeFile(
+  value: unknown,
+  arg: string,
+): { bytes: Uint8Array<ArrayBuffer>; filename?: string; mimeType?: string } {
   let file: FileArgument;
   if (typeof value === 'string') file = { data: value };
-  else if (value !== null && typeof value === 'object' && typeof (value as FileArgument).data === 'string') file = value as FileArgument;
-  else throw new ArgumentError(arg, `Argument "${arg}" must be a file: { "data": "<base64>", "filename"?: "...", "mimeType"?: "..." }.`);
+  else if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as FileArgument).data === 'string'
+  )
+    file = value as FileArgument;
+  else
+    throw new ArgumentError(
+      arg,
+      `Argument "${arg}" must be a file: { "data": "<base64>", "filename"?: "...", "mimeType"?: "..." }.`,
+    );
 
   let data = file.data.replace(/\s+/g, '');
   let mimeType = file.mimeType;
@@ -94,7 +144,10 @@ export function decodeFile(value: unknown, arg: string): { bytes: Uint8Array<Arr
   }
   const padded = data.length % 4 === 0 ? data : data + '='.repeat(4 - (data.length % 4));
   if (!BASE64.test(padded) && !BASE64URL.test(padded)) {
-    throw new ArgumentError(arg, `Argument "${arg}" must carry base64 data; the value given is not base64.`);
+    throw new ArgumentError(
+      arg,
+      `Argument "${arg}" must carry base64 data; the value given is not base64.`,
+    );
   }
   const bytes = new Uint8Array(Buffer.from(padded, BASE64.test(padded) ? 'base64' : 'base64url'));
   return {

@@ -119,7 +119,13 @@ export function serializePathParameter(
   }
 
   if (style === 'label') {
-    if (Array.isArray(value)) return '.' + items(value).map(enc).join(explode ? '.' : ',');
+    if (Array.isArray(value))
+      return (
+        '.' +
+        items(value)
+          .map(enc)
+          .join(explode ? '.' : ',')
+      );
     if (isPlainObject(value)) {
       const map = entries(value);
       return explode
@@ -176,7 +182,11 @@ export function serializeQueryParameter(
   if (delimiter !== undefined && !explode) {
     if (Array.isArray(value)) return [`${n}=${items(value).map(enc).join(delimiter)}`];
     if (isPlainObject(value)) {
-      return [`${n}=${entries(value).flatMap(([k, v]) => [encodeStrict(k), enc(v)]).join(delimiter)}`];
+      return [
+        `${n}=${entries(value)
+          .flatMap(([k, v]) => [encodeStrict(k), enc(v)])
+          .join(delimiter)}`,
+      ];
     }
   }
 

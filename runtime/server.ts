@@ -1,7 +1,12 @@
 /**
  * Every MCP SDK call of the generated server is in this file, so an SDK upgrade is a one-file change.
  */
-import { McpServer, fromJsonSchema, type CallToolResult, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  fromJsonSchema,
+  type CallToolResult,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from './config.js';
 import { executeTool } from './execute-tool.js';
@@ -9,16 +14,23 @@ import { log } from './log.js';
 import { serverVariableProblems } from './servers.js';
 import type { JsonSchema, ServerInfo, ToolDefinition } from './types.js';
 
-export function createServer(info: ServerInfo, tools: readonly ToolDefinition[], env = process.env): McpServer {
+export function createServer(
+  info: ServerInfo,
+  tools: readonly ToolDefinition[],
+  env = process.env,
+): McpServer {
   const config = readConfig(env, info);
-  for (const problem of (info.servers ?? []).flatMap((s) => serverVariableProblems(s, env))) log('config_warning', { problem });
+  for (const problem of (info.servers ?? []).flatMap((s) => serverVariableProblems(s, env)))
+    log('config_warning', { problem });
   const server = new McpServer(
     { name: info.name, version: info.version },
     { capabilities: { tools: { listChanged: true } } },
   );
   for (const tool of tools) {
     const outputSchema = tool.output ? lazyJsonSchema(tool.output.schema) : undefined;
-    const checkOutput = outputSchema ? (value: unknown) => firstIssues(outputSchema['~standard'].validate(value)) : undefined;
+    const checkOutput = outputSchema
+      ? (value: unknown) => firstIssues(outputSchema['~standard'].validate(value))
+      : undefined;
     server.registerTool(
       tool.name,
       {
@@ -30,8 +42,17 @@ export function createServer(info: ServerInfo, tools: readonly ToolDefinition[],
       },
       async (args, ctx) => {
         const started = Date.now();
-        const result = await executeTool(tool, args ?? {}, { config, env, signal: ctx.mcpReq.signal, checkOutput });
-        log('tool_call', { tool: tool.name, isError: result.isError === true, ms: Date.now() - started });
+        const result = await executeTool(tool, args ?? {}, {
+          config,
+          env,
+          signal: ctx.mcpReq.signal,
+          checkOutput,
+        });
+        log('tool_call', {
+          tool: tool.name,
+          isError: result.isError === true,
+          ms: Date.now() - started,
+        });
         return result as CallToolResult;
       },
     );
@@ -40,7 +61,10 @@ export function createServer(info: ServerInfo, tools: readonly ToolDefinition[],
 }
 
 /** Serves on stdio until the client closes stdin. */
-export async function serveStdio(info: ServerInfo, tools: readonly ToolDefinition[]): Promise<void> {
+export async function serveStdio(
+  info: ServerInfo,
+  tools: readonly ToolDefinition[],
+): Promise<void> {
   const server = createServer(info, tools);
   const transport = new StdioServerTransport();
   process.stdin.on('end', () => {
@@ -68,7 +92,11 @@ function lazyJsonSchema(schema: JsonSchema): StandardSchemaWithJSON<Args, Args> 
         try {
           compiled ??= fromJsonSchema<Args>(schema);
         } catch (error) {
-          return { issues: [{ message: `this tool's schema cannot be compiled: ${(error as Error).message}` }] };
+          return {
+            issues: [
+              { message: `this tool's schema cannot be compiled: ${(error as Error).message}` },
+            ],
+          };
         }
         return compiled['~standard'].validate(value);
       },

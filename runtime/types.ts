@@ -114,7 +114,13 @@ export interface ToolDefinition {
 export interface ServerTemplate {
   url: string;
   description?: string;
-  variables?: { name: string; env: string; default: string; enum?: string[]; description?: string }[];
+  variables?: {
+    name: string;
+    env: string;
+    default: string;
+    enum?: string[];
+    description?: string;
+  }[];
 }
 
 export interface ServerInfo {

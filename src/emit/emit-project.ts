@@ -7,8 +7,8 @@ export interface GeneratedFile {
   path: string;
   content: string;
   /**
-   * Already in canonical form (JSON.stringify with 2-space indent), so the formatter skips it.
-   * Used for the tool table, where prettier would spend seconds on megabytes of data for GitHub's spec.
+   * Already in its final form, so the formatter skips it: the tool table (JSON.stringify with a
+   * 2-space indent; prettier would spend seconds on GitHub's megabytes) and the runtime sources.
    */
   canonical?: boolean;
 }
@@ -32,7 +32,8 @@ export function emitProject(view: ProjectView, assets: Assets): GeneratedFile[] 
   }
   files.push({ path: 'src/tools.json', content: `${JSON.stringify(view.tools, null, 2)}\n`, canonical: true });
   for (const [name, source] of Object.entries(assets.runtime)) {
-    files.push({ path: `src/runtime/${name}`, content: source });
+    // Kept prettier-formatted in this repo (test/golden/runtime-format.test.ts), so not formatted again.
+    files.push({ path: `src/runtime/${name}`, content: source, canonical: true });
   }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,8 +1,12 @@
 import * as prettier from 'prettier';
 import type { GeneratedFile } from '../emit/emit-project.js';
 
-/** Pinned so the same input always formats to the same bytes, whatever config the user has around. */
-const PRETTIER_OPTIONS: prettier.Options = {
+/**
+ * Pinned so the same input always formats to the same bytes, whatever config the user has around.
+ * The repo's .prettierrc.json is the same (a test checks), so runtime/ sources, kept formatted with
+ * it, are copied without another formatting pass.
+ */
+export const PRETTIER_OPTIONS: prettier.Options = {
   printWidth: 100,
   singleQuote: true,
   trailingComma: 'all',
