@@ -104,7 +104,10 @@ function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
   const style = (optionalString(p.style) as ParameterStyle | undefined) ?? DEFAULT_STYLE[location];
   // A parameter may carry its schema inside `content` instead of `schema` (one media type).
   const [contentType, media] = Object.entries(asRecord(p.content))[0] ?? [];
-  const schema = toSchema(p.schema ?? asRecord(media).schema ?? {});
+  const converted = toSchema(p.schema ?? asRecord(media).schema ?? {});
+  // A parameter's own example(s) help a model as much as its schema's: carry them over.
+  const examples = parameterExamples(p);
+  const schema = examples && converted.examples === undefined ? { ...converted, examples } : converted;
   return {
     name: String(p.name),
     in: location,
@@ -117,6 +120,14 @@ function toParameter(p: Doc, toSchema: (s: unknown) => Schema): ApiParameter {
     allowReserved: p.allowReserved === true || undefined,
     ...(p.schema === undefined && contentType ? { contentType } : {}),
   };
+}
+
+function parameterExamples(p: Doc): unknown[] | undefined {
+  if (p.example !== undefined) return [p.example];
+  const values = Object.values(asRecord(p.examples))
+    .map((e) => asRecord(e).value)
+    .filter((v) => v !== undefined);
+  return values.length > 0 ? values : undefined;
 }
 
 function toContents(content: unknown, toSchema: (s: unknown) => Schema): MediaTypeContent[] {
