@@ -1,5 +1,6 @@
 /**
- * Every MCP SDK call of the generated server is in this file, so an SDK upgrade is a one-file change.
+ * The MCP server: tools registered with their JSON Schemas. The SDK is used only here and in the
+ * transport-*.ts files, so an SDK upgrade touches those alone.
  */
 import {
   McpServer,
@@ -7,7 +8,6 @@ import {
   type CallToolResult,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { readConfig } from './config.js';
 import { executeTool } from './execute-tool.js';
 import { log } from './log.js';
@@ -58,20 +58,6 @@ export function createServer(
     );
   }
   return server;
-}
-
-/** Serves on stdio until the client closes stdin. */
-export async function serveStdio(
-  info: ServerInfo,
-  tools: readonly ToolDefinition[],
-): Promise<void> {
-  const server = createServer(info, tools);
-  const transport = new StdioServerTransport();
-  process.stdin.on('end', () => {
-    void server.close().finally(() => process.exit(0));
-  });
-  await server.connect(transport);
-  log('server_started', { name: info.name, tools: tools.length, transport: 'stdio' });
 }
 
 type Args = Record<string, unknown>;
