@@ -1,5 +1,6 @@
 import type { ServerInfo, ServerTemplate, ToolDefinition } from '../../runtime/types.js';
 import type { ApiModel } from '../model/api-model.js';
+import { credentialVariables, toSchemeDef } from '../tools/security.js';
 import { toServerTemplate } from '../tools/server-templates.js';
 import { GENERATED_DEPENDENCY_VERSIONS } from './dependency-versions.js';
 
@@ -21,11 +22,13 @@ export interface ProjectView {
   tools: ToolDefinition[];
   toolRows: { name: string; method: string; path: string; hints: string; summary: string }[];
   serverRows: { index: number; url: string; description: string }[];
+  credentialRows: { env: string; meaning: string }[];
   variableRows: { env: string; default: string; values: string; description: string }[];
   versions: typeof GENERATED_DEPENDENCY_VERSIONS;
 }
 
 export function projectView(model: ApiModel, tools: ToolDefinition[], options: ProjectOptions): ProjectView {
+  const schemes = Object.fromEntries(Object.entries(model.securitySchemes).map(([name, s]) => [name, toSchemeDef(name, s)]));
   return {
     serverName: options.name,
     packageName: options.name,
@@ -39,7 +42,9 @@ export function projectView(model: ApiModel, tools: ToolDefinition[], options: P
       version: model.version,
       defaultBaseUrl: model.baseUrl,
       ...(model.servers.length > 0 ? { servers: model.servers.map(toServerTemplate) } : {}),
+      ...(Object.keys(schemes).length > 0 ? { securitySchemes: schemes } : {}),
     },
+    credentialRows: Object.values(schemes).flatMap(credentialVariables),
     serverRows: model.servers.map((s, index) => ({ index, url: oneLine(s.url), description: oneLine(s.description ?? '') })),
     variableRows: uniqueVariables(model.servers.map(toServerTemplate)),
     tools,

@@ -14,6 +14,7 @@ import type {
   ServerVariable,
 } from '../model/api-model.js';
 import { createDialectConverter, type SchemaDialect } from './schema-dialect.js';
+import { toSecurity, toSecuritySchemes } from './security.js';
 import { HTTP_METHODS, jsonPointer, type Doc, asRecord, asArray, optionalString } from './spec-shape.js';
 
 /** Default serialization style per location (OpenAPI 3, "style" defaults). */
@@ -37,13 +38,17 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
   }
 
   const servers = asArray(doc.servers).map(toServer);
+  const securitySchemes = toSecuritySchemes(asRecord(asRecord(doc.components).securitySchemes), false);
+  const globalSecurity = toSecurity(doc.security, securitySchemes);
   const operations: ApiOperation[] = [];
   for (const [path, pathItemValue] of Object.entries(asRecord(doc.paths))) {
     const pathItem = asRecord(pathItemValue);
     for (const method of HTTP_METHODS) {
       const op = pathItem[method.toLowerCase()];
       if (!op || typeof op !== 'object') continue;
-      operations.push(toOperation(path, method, pathItem, asRecord(op), toSchema));
+      const operation = toOperation(path, method, pathItem, asRecord(op), toSchema);
+      const security = toSecurity(asRecord(op).security, securitySchemes) ?? globalSecurity;
+      operations.push(security ? { ...operation, security } : operation);
     }
   }
 
@@ -53,6 +58,7 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
     description: optionalString(info.description) ?? optionalString(info.summary),
     baseUrl: servers[0] ? defaultServerUrl(servers[0]) : '/',
     servers,
+    securitySchemes,
     operations,
     schemaNames,
   };

@@ -11,6 +11,7 @@ import type {
 } from '../model/api-model.js';
 import { mergeParameters } from './openapi3.js';
 import { createDialectConverter } from './schema-dialect.js';
+import { toSecurity, toSecuritySchemes } from './security.js';
 import { HTTP_METHODS, asArray, asRecord, jsonPointer, optionalString, type Doc } from './spec-shape.js';
 
 /** Swagger 2.0 parameter fields that are JSON Schema keywords (the rest describe the parameter). */
@@ -29,6 +30,8 @@ export function swagger2ToModel(doc: Doc): ApiModel {
   const schemaNames = new Map<Schema, string>();
   for (const [name, schema] of Object.entries(asRecord(doc.definitions))) schemaNames.set(toSchema(schema), name);
 
+  const securitySchemes = toSecuritySchemes(asRecord(doc.securityDefinitions), true);
+  const globalSecurity = toSecurity(doc.security, securitySchemes);
   const consumes = stringList(doc.consumes);
   const produces = stringList(doc.produces);
   const operations: ApiOperation[] = [];
@@ -37,9 +40,9 @@ export function swagger2ToModel(doc: Doc): ApiModel {
     for (const method of HTTP_METHODS) {
       const op = asRecord(pathItem[method.toLowerCase()]);
       if (Object.keys(op).length === 0) continue;
-      operations.push(
-        toOperation(path, method, pathItem, op, toSchema, stringList(op.consumes) ?? consumes, stringList(op.produces) ?? produces),
-      );
+      const operation = toOperation(path, method, pathItem, op, toSchema, stringList(op.consumes) ?? consumes, stringList(op.produces) ?? produces);
+      const security = toSecurity(op.security, securitySchemes) ?? globalSecurity;
+      operations.push(security ? { ...operation, security } : operation);
     }
   }
 
@@ -49,6 +52,7 @@ export function swagger2ToModel(doc: Doc): ApiModel {
     description: optionalString(info.description),
     baseUrl: baseUrl(doc),
     servers: [{ url: baseUrl(doc), variables: [] }],
+    securitySchemes,
     operations,
     schemaNames,
   };

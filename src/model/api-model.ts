@@ -76,6 +76,21 @@ export interface ApiServer {
   variables: ServerVariable[];
 }
 
+/** How the API authenticates callers (OpenAPI Security Scheme), version-free. */
+export type ApiSecurityScheme =
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string }
+  | { type: 'http'; scheme: string; description?: string }
+  | {
+      type: 'oauth2';
+      /** Token URL of the client-credentials flow, when the scheme has one. */
+      clientCredentialsTokenUrl?: string;
+      description?: string;
+    }
+  | { type: 'openIdConnect'; openIdConnectUrl: string; description?: string };
+
+/** One way to satisfy an operation's security: every named scheme, with these scopes. */
+export type SecurityRequirement = { scheme: string; scopes: string[] }[];
+
 export interface ApiOperation {
   operationId?: string;
   method: HttpMethod;
@@ -88,6 +103,11 @@ export interface ApiOperation {
   parameters: ApiParameter[];
   requestBody?: ApiRequestBody;
   responses: ApiResponse[];
+  /**
+   * Alternatives, any one of which authorizes the call; an empty alternative means "no credentials
+   * needed". Undefined or [] means the operation is public.
+   */
+  security?: SecurityRequirement[];
   /** An operation- or path-level server (the first listed), overriding the API's servers. */
   server?: ApiServer;
   /** JSON pointer of the operation in the source spec, for diagnostics. */
@@ -102,6 +122,8 @@ export interface ApiModel {
   baseUrl: string;
   /** Every server the spec lists, in order. */
   servers: ApiServer[];
+  /** Security schemes by name. */
+  securitySchemes: Record<string, ApiSecurityScheme>;
   operations: ApiOperation[];
   /** Names of reusable schemas by identity, so recursive ones keep a readable $defs name. */
   schemaNames: Map<Schema, string>;

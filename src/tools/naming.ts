@@ -97,3 +97,8 @@ export function packageName(title: string): string {
 export function serverVariableEnv(variable: string): string {
   return `API_SERVER_${screamingSnake(variable) || 'VAR'}`;
 }
+
+/** The environment variable holding a security scheme's credential: `ShopKey` → `SHOP_KEY`. */
+export function credentialEnv(scheme: string): string {
+  return screamingSnake(scheme) || 'API_CREDENTIAL';
+}

@@ -38,6 +38,7 @@ export function planTools(model: ApiModel, options: PlanOptions = {}): ToolDefin
           : {}),
         ...(accept.length > 0 ? { accept } : {}),
         ...(op.server ? { server: toServerTemplate(op.server) } : {}),
+        ...(op.security && op.security.length > 0 ? { security: op.security } : {}),
       },
     };
   });

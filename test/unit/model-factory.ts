@@ -69,6 +69,7 @@ export function model(operations: ApiOperation[], extra: Partial<ApiModel> = {})
     version: '1.0.0',
     baseUrl: 'https://api.example.test/v1',
     servers: [{ url: 'https://api.example.test/v1', variables: [] }],
+    securitySchemes: {},
     operations,
     schemaNames: new Map(),
     ...extra,

@@ -74,6 +74,29 @@ export interface FileArgument {
   mimeType?: string;
 }
 
+/**
+ * A security scheme as the runtime applies it, with the environment variables its credentials come
+ * from (named after the scheme: `ShopKey` → `SHOP_KEY`, `SHOP_KEY_CLIENT_ID`, ...).
+ */
+export type SecuritySchemeDef =
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; env: string }
+  | { type: 'bearer'; env: string }
+  | { type: 'basic'; usernameEnv: string; passwordEnv: string }
+  | {
+      /** OAuth 2 client credentials, directly (tokenUrl) or found by OpenID Connect discovery. */
+      type: 'clientCredentials';
+      tokenUrl?: string;
+      discoveryUrl?: string;
+      /** A ready access token, used instead of fetching one when set. */
+      env: string;
+      clientIdEnv: string;
+      clientSecretEnv: string;
+      scopesEnv: string;
+    };
+
+/** One way to authorize a call: every scheme listed, with the scopes it needs. Empty: no credentials. */
+export type SecurityAlternative = { scheme: string; scopes: string[] }[];
+
 export interface HttpBinding {
   method: HttpMethod;
   /** Path template relative to the base URL, e.g. `/pets/{petId}`. */
@@ -91,6 +114,8 @@ export interface HttpBinding {
   accept?: string[];
   /** An operation- or path-level server that replaces the API's own for this tool. */
   server?: ServerTemplate;
+  /** Ways to authorize the call, any one of which will do; absent or [] means public. */
+  security?: SecurityAlternative[];
 }
 
 export interface OutputBinding {
@@ -130,4 +155,6 @@ export interface ServerInfo {
   defaultBaseUrl: string;
   /** The spec's servers; `API_SERVER` picks one by index. */
   servers?: ServerTemplate[];
+  /** Security schemes by name, as the runtime applies them. */
+  securitySchemes?: Record<string, SecuritySchemeDef>;
 }
