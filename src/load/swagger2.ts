@@ -164,7 +164,17 @@ function formBody(params: Doc[], toSchema: (s: unknown) => Schema, consumes: str
   const declared = (consumes ?? []).filter((m) => FORM_MEDIA_TYPES.includes(m));
   const mediaTypes = declared.length > 0 ? declared : [hasFile ? 'multipart/form-data' : 'application/x-www-form-urlencoded'];
   const schema = toSchema({ type: 'object', properties, ...(required.length ? { required } : {}) });
-  return { required: required.length > 0, contents: mediaTypes.map((mediaType) => ({ mediaType, schema })) };
+  // Array fields keep their collectionFormat (csv by default) as an Encoding Object.
+  const encoding = Object.fromEntries(
+    params
+      .filter((p) => p.type === 'array')
+      .map((p) => [String(p.name), collectionStyle('query', optionalString(p.collectionFormat) ?? 'csv')]),
+  );
+  const withEncoding = Object.keys(encoding).length > 0 ? { encoding } : {};
+  return {
+    required: required.length > 0,
+    contents: mediaTypes.map((mediaType) => ({ mediaType, schema, ...withEncoding })),
+  };
 }
 
 function stringList(value: unknown): string[] | undefined {

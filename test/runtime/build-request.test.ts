@@ -242,14 +242,14 @@ describe('buildRequest: body', () => {
       BASE,
     );
     expect(req.headers['Content-Type']).toBe('application/x-www-form-urlencoded');
-    // OpenAPI's default for form fields is style form, explode true: arrays repeat, objects spread.
-    expect(req.body).toBe('name=Rex%20%26%20Co&tag=3&colors=red&colors=tan&id=1');
+    // Without an Encoding Object: arrays repeat the key, objects are sent as JSON (OAS 3.1.2 §4.8.15.2).
+    expect(req.body).toBe(`name=Rex%20%26%20Co&tag=3&colors=red&colors=tan&owner=${encodeURIComponent('{"id":1}')}`);
     expect([...new URLSearchParams(req.body as string)]).toEqual([
       ['name', 'Rex & Co'],
       ['tag', '3'],
       ['colors', 'red'],
       ['colors', 'tan'],
-      ['id', '1'],
+      ['owner', '{"id":1}'],
     ]);
   });
 
