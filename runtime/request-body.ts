@@ -43,11 +43,12 @@ export function encodeBody(http: HttpBinding, value: unknown, arg: string): Enco
     case 'text':
       return { body: toPrimitiveString(value), contentType: concrete(mediaType, 'text/plain') };
     case 'binary': {
+      // The operation's declared type wins; the file's own type only fills in a wildcard (image/*).
       const file = decodeFile(value, arg);
-      return {
-        body: file.bytes,
-        contentType: file.mimeType ?? concrete(mediaType, 'application/octet-stream'),
-      };
+      const contentType = mediaType.includes('*')
+        ? (file.mimeType ?? concrete(mediaType, 'application/octet-stream'))
+        : mediaType;
+      return { body: file.bytes, contentType };
     }
   }
 }

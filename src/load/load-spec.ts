@@ -21,7 +21,7 @@ export async function loadSpec(source: string): Promise<LoadedSpec> {
   try {
     // validate() dereferences too; circular refs stay as object cycles, handled by the tools stage.
     const resolve = { http: { safeUrlResolver: !isInternalUrl(source) } };
-    doc = asRecord(await SwaggerParser.validate(source, { dereference: { circular: true }, resolve }));
+    doc = asRecord(await validateAndDereference(source, resolve));
     if (isUrl(source) && doc.openapi) {
       // swagger-parser rewrites relative server URLs against the spec URL but drops its port;
       // take them as written and resolve them ourselves (resolveAgainstSource).
@@ -47,6 +47,29 @@ function isInternalUrl(source: string): boolean {
 
 function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
+}
+
+/**
+ * swagger-parser's bundled OpenAPI 3.1 schema misspells the Server Variable's `description`
+ * (as `descriptions`), so a valid spec using it fails schema validation. When that is the only
+ * complaint, validate again with the spec's own rules but without the faulty schema.
+ */
+async function validateAndDereference(source: string, resolve: object): Promise<unknown> {
+  const options = { dereference: { circular: true as const }, resolve };
+  try {
+    return await SwaggerParser.validate(source, options);
+  } catch (error) {
+    const details = (error as { details?: AjvDetail[] }).details;
+    if (!Array.isArray(details) || details.length === 0 || !details.every(isServerVariableDescriptionFalsePositive)) throw error;
+    return SwaggerParser.validate(source, { ...options, validate: { schema: false, spec: true } });
+  }
+}
+
+function isServerVariableDescriptionFalsePositive(d: AjvDetail): boolean {
+  return (
+    d.params?.unevaluatedProperty === 'description' &&
+    /\/servers\/\d+\/variables\/[^/]+$/.test(d.instancePath ?? '')
+  );
 }
 
 function specVersion(doc: Doc): SpecVersion {

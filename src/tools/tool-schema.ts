@@ -22,6 +22,28 @@ const CONSTRAINTS = [
   'required', 'dependentRequired', 'format',
 ];
 
+/**
+ * Applicators that only constrain values (`not`, `if`/`then`/`else`): dropped from output schemas,
+ * where, with enums and bounds gone, they would reject valid data (a `not: {enum: [...]}` becomes
+ * `not: {}`, which rejects everything).
+ */
+const OUTPUT_DROPPED_APPLICATORS = ['not', 'if', 'then', 'else'];
+
+/**
+ * Output schemas describe shape only. `oneOf` becomes `anyOf`: with enums gone, the branches of a
+ * discriminated union (Cat, Dog) look alike and "exactly one" would fail for every valid value.
+ */
+function relaxOutput(out: Schema): void {
+  if (out.additionalProperties === false) delete out.additionalProperties;
+  if (out.unevaluatedProperties === false) delete out.unevaluatedProperties;
+  if (Array.isArray(out.oneOf)) {
+    const branches = out.oneOf;
+    delete out.oneOf;
+    if (Array.isArray(out.anyOf)) out.allOf = [...((out.allOf as Schema[]) ?? []), { anyOf: branches }];
+    else out.anyOf = branches;
+  }
+}
+
 export interface ToolSchemaConverter {
   /** A finite JSON Schema 2020-12 for one of the roots; recursive parts become `$ref: #/$defs/...`. */
   convert(schema: Schema): Schema;
@@ -82,6 +104,7 @@ export function createToolSchemaConverter(
     if (use === 'input' && isBinarySchema(schema)) return fileSchema(schema.description);
     const out: Schema = {};
     for (const [key, value] of Object.entries(schema)) {
+      if (use === 'output' && OUTPUT_DROPPED_APPLICATORS.includes(key)) continue;
       if (SUBSCHEMA.includes(key)) {
         out[key] = typeof value === 'boolean' ? value : convertNode(value as Schema);
       } else if (SUBSCHEMA_LIST.includes(key) && Array.isArray(value)) {
@@ -92,7 +115,7 @@ export function createToolSchemaConverter(
         out[key] = value;
       }
     }
-    if (use === 'output' && out.additionalProperties === false) delete out.additionalProperties;
+    if (use === 'output') relaxOutput(out);
     return finishNode(out, schema);
   };
 

@@ -349,9 +349,13 @@ describe('encodeBody: binary', () => {
     expect(out.contentType).toBe('application/octet-stream');
   });
 
-  it('takes Content-Type from the mimeType, then the media type, then application/octet-stream for a wildcard', () => {
+  it('takes Content-Type from the declared media type; the file mimeType only fills a wildcard', () => {
     const file = { data: 'iVBORw0KGgo=' };
+    // The operation accepts image/png only: a server would answer 415 to anything else.
     expect(encodeBody(binding('binary', 'image/png'), { ...file, mimeType: 'image/webp' }, 'body').contentType).toBe(
+      'image/png',
+    );
+    expect(encodeBody(binding('binary', 'image/*'), { ...file, mimeType: 'image/webp' }, 'body').contentType).toBe(
       'image/webp',
     );
     expect(encodeBody(binding('binary', 'image/png'), file, 'body').contentType).toBe('image/png');
@@ -369,7 +373,7 @@ describe('encodeBody: binary', () => {
     expect(encodeBody(http, { data: ALL_BYTES_B64.replace(/=+$/, '') }, 'body').body).toEqual(ALL_BYTES);
     expect(encodeBody(http, { data: `data:application/pdf;base64,${ALL_BYTES_B64}` }, 'body')).toEqual({
       body: ALL_BYTES,
-      contentType: 'application/pdf',
+      contentType: 'application/octet-stream', // the declared type; the data: URL's type fills only wildcards
     });
   });
 

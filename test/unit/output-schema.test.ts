@@ -23,14 +23,24 @@ describe('buildToolOutput: object roots are used directly', () => {
       { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { description: 'extra' }], type: 'object' },
     ],
     [
-      'oneOf whose members are all objects',
+      'oneOf whose members are all objects (relaxed to anyOf: output schemas describe shape)',
       { oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'object', properties: { b: {} } }] },
-      { oneOf: [{ type: 'object', properties: { a: {} } }, { type: 'object', properties: { b: {} } }], type: 'object' },
+      { anyOf: [{ type: 'object', properties: { a: {} } }, { type: 'object', properties: { b: {} } }], type: 'object' },
     ],
   ])('%s', (_, given, want) => {
     const output = outputFor(given);
     expect(output).toStrictEqual({ schema: want });
     compile(output!.schema);
+  });
+
+  it('a discriminated oneOf (enums dropped) still accepts each branch, and `not` is dropped', () => {
+    const cat = { type: 'object', properties: { petType: { type: 'string', enum: ['cat'] }, meows: { type: 'boolean' } } };
+    const dog = { type: 'object', properties: { petType: { type: 'string', enum: ['dog'] }, barks: { type: 'boolean' } } };
+    const output = outputFor({ oneOf: [cat, dog], discriminator: { propertyName: 'petType' } });
+    expect(accepts(output!.schema, { petType: 'cat', meows: true })).toBe(true);
+    const person = outputFor({ type: 'object', properties: { name: { type: 'string', not: { enum: ['root'] } } } });
+    expect(JSON.stringify(person)).not.toContain('"not"');
+    expect(accepts(person!.schema, { name: 'ann' })).toBe(true);
   });
 
   it('drops writeOnly properties and value constraints from the object', () => {
