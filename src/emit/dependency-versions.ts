@@ -4,6 +4,7 @@
  */
 export const GENERATED_DEPENDENCY_VERSIONS = {
   server: '2.4.0',
+  node: '2.1.2',
   typescript: '5.9.3',
   typesNode: '20.19.43',
 } as const;

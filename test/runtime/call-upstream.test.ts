@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamRequest } from '../../runtime/build-request.js';
 import { callUpstream, type UpstreamResult } from '../../runtime/call-upstream.js';
@@ -142,7 +142,7 @@ describe('callUpstream', () => {
     const origin = closed.origin;
     await stopServer(closed.server);
     const result = await callUpstream(get(`${origin}/x?api_key=secret`), { timeoutMs: 2000 });
-    expect(result).toEqual({ ok: false, kind: 'network', message: `Could not reach ${origin}: ECONNREFUSED` });
+    expect(result).toEqual({ ok: false, kind: 'network', code: 'ECONNREFUSED', message: `Could not reach ${origin}: ECONNREFUSED` });
   });
 
   it('reports a connection reset before the response', async () => {
@@ -157,6 +157,24 @@ describe('callUpstream', () => {
   it('reports a connection reset in the middle of the body', async () => {
     const result = await callUpstream(get(`${main.origin}/reset-mid-body`), { timeoutMs: 2000 });
     expect(result).toMatchObject({ ok: false, kind: 'network' });
+  });
+
+  it('reports an answer that is not HTTP, without the bytes, as network with the parser code', async () => {
+    const raw = createNetServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end('\u0000\u0001SSH-2.0-not-http\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+    try {
+      const result = await callUpstream(get(`${origin}/x?token=secret`), { timeoutMs: 2000 });
+      expect(result).toMatchObject({ ok: false, kind: 'network', code: expect.stringMatching(/^HPE_/) });
+      if (result.ok) return;
+      expect(result.message).toMatch(new RegExp(`^The upstream at ${origin} answered with something that is not valid HTTP \\(.*\\(HPE_\\w+\\)\\); the API may or may not have processed the request$`));
+      expect(result.message).not.toMatch(/secret|SSH|\n/);
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 
   it('truncates at maxResponseBytes instead of buffering more', async () => {

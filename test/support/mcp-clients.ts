@@ -52,12 +52,22 @@ export interface McpTestClient {
   /** The server's name and version from the initialize handshake. */
   serverInfo(): { name: string; version: string } | undefined;
   listTools(): Promise<ListedTool[]>;
-  callTool(name: string, args?: Record<string, unknown>): Promise<ToolCallResult>;
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
   /** Resolves once stderr contains `needle`; rejects with the stderr so far after `timeoutMs`. */
   waitForStderr(needle: string | RegExp, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Per-call request options both clients take (they share the names). */
+export interface CallOptions {
+  /** Cancels the call (the client sends notifications/cancelled). */
+  signal?: AbortSignal;
+  /** Asks for progress (the client sends a progressToken) and receives the notifications. */
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Request timeout in milliseconds (the clients default to 60 s). */
+  timeout?: number;
 }
 
 export interface ConnectOptions {
@@ -131,7 +141,8 @@ export async function connectClient(kind: ClientKind, options: ConnectOptions): 
       },
       serverInfo: () => client.getServerVersion(),
       listTools: async () => (await client.listTools()).tools as ListedTool[],
-      callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+      callTool: async (name, args = {}, options) =>
+        (await client.callTool({ name, arguments: args }, undefined, options)) as ToolCallResult,
       stderr: () => stderr.value,
       waitForStderr: (needle, timeoutMs = 5_000) => stderr.waitFor(needle, timeoutMs),
       close: () => client.close(),
@@ -149,7 +160,7 @@ export async function connectClient(kind: ClientKind, options: ConnectOptions): 
     },
     serverInfo: () => client.getServerVersion(),
     listTools: async () => (await client.listTools()).tools as ListedTool[],
-    callTool: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    callTool: async (name, args = {}, options) => (await client.callTool({ name, arguments: args }, options)) as ToolCallResult,
     stderr: () => stderr.value,
     waitForStderr: (needle, timeoutMs = 5_000) => stderr.waitFor(needle, timeoutMs),
     close: () => client.close(),

@@ -98,6 +98,7 @@ describe('emitProject', () => {
     const own = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8'));
     expect(GENERATED_DEPENDENCY_VERSIONS).toStrictEqual({
       server: own.devDependencies['@modelcontextprotocol/server'],
+      node: own.devDependencies['@modelcontextprotocol/node'],
       typescript: own.devDependencies.typescript,
       typesNode: own.devDependencies['@types/node'],
     });
@@ -145,7 +146,19 @@ describe('emitProject', () => {
     expect(readme).toContain('| `listPets` | `GET /pets` | read-only | List \\| all pets |');
     expect(readme).toContain('| `createPet` | `POST /pets` | writes | Calls POST /pets. |');
     expect(readme).toContain('| `delete_pets_petId` | `DELETE /pets/{petId}` | destructive, idempotent | Removes a pet. |');
-    for (const variable of ['API_BASE_URL', 'API_TIMEOUT_MS', 'MCP_MAX_RESPONSE_BYTES']) expect(readme).toContain(`\`${variable}\``);
+    for (const variable of [
+      'API_BASE_URL',
+      'API_TIMEOUT_MS',
+      'MCP_MAX_RESPONSE_BYTES',
+      'MCP_RATE_LIMIT',
+      'MCP_RATE_BURST',
+      'MCP_MAX_CONCURRENCY',
+      'API_MAX_RETRIES',
+      'API_RETRY_MAX_WAIT_MS',
+      'MCP_PROGRESS_INTERVAL_MS',
+      'MCP_LOG_BODIES',
+    ])
+      expect(readme).toContain(`| \`${variable}\` |`);
     expect(readme).toContain('| `API_BASE_URL` | `https://pets.example.test/v2` |');
     expect(readme).toContain('"petstore-mcp": {');
     expect(readme).toContain('"env": { "API_BASE_URL": "https://pets.example.test/v2" }');
@@ -157,12 +170,32 @@ describe('emitProject', () => {
         "# Environment of the MCP server; set these in your MCP client's server config. Uncomment to change.",
         '# Where API requests go (replaces the server choice below).',
         '# API_BASE_URL=https://pets.example.test/v2',
-        '# Time limit for one upstream request, in milliseconds.',
+        '# Time limit for one tool call (waiting for a slot, every attempt and retry), in milliseconds.',
         '# API_TIMEOUT_MS=30000',
         '# Upstream bodies longer than this many bytes are cut, with a note saying so.',
         '# MCP_MAX_RESPONSE_BYTES=10485760',
+        '# Tool calls allowed per minute; calls over it get an error saying when to retry (0: no limit).',
+        '# MCP_RATE_LIMIT=120',
+        '# Tool calls allowed in a burst (default: MCP_RATE_LIMIT).',
+        '# MCP_RATE_BURST=120',
+        '# API requests in flight at once; further calls wait for a free slot (0: no cap).',
+        '# MCP_MAX_CONCURRENCY=8',
+        '# Retries of GET/HEAD/OPTIONS/PUT/DELETE on 429, 502, 503, 504 or a refused connection (never POST/PATCH).',
+        '# API_MAX_RETRIES=2',
+        '# The most one call waits between retries in all, Retry-After included, in milliseconds.',
+        '# API_RETRY_MAX_WAIT_MS=10000',
+        '# How often a slow call reports progress to clients that asked for it, in milliseconds (0: never).',
+        '# MCP_PROGRESS_INTERVAL_MS=1000',
+        '# 1: log the first 2000 characters of request and response bodies. They can contain secrets; debugging only.',
+        '# MCP_LOG_BODIES=0',
         "# Which of the API's servers to use (0 = the first), when API_BASE_URL is not set.",
         '# API_SERVER=0',
+        '# --transport http only: the bearer token every request to /mcp must carry.',
+        '# MCP_AUTH_TOKEN=',
+        '# --transport http only: host names clients use to reach the server, comma-separated (besides localhost).',
+        '# MCP_ALLOWED_HOSTS=mcp.example.com',
+        '# --transport http only: browser origins allowed to call /mcp, comma-separated (besides localhost).',
+        '# MCP_ALLOWED_ORIGINS=https://app.example.com',
         '',
       ].join('\n'),
     );

@@ -5,6 +5,7 @@
  */
 import {
   ArgumentError,
+  isUndefinedValue,
   serializeQueryParameter,
   toPrimitiveString,
 } from './serialize-parameters.js';
@@ -42,11 +43,12 @@ export function encodeBody(http: HttpBinding, value: unknown, arg: string): Enco
     case 'text':
       return { body: toPrimitiveString(value), contentType: concrete(mediaType, 'text/plain') };
     case 'binary': {
+      // The operation's declared type wins; the file's own type only fills in a wildcard (image/*).
       const file = decodeFile(value, arg);
-      return {
-        body: file.bytes,
-        contentType: file.mimeType ?? concrete(mediaType, 'application/octet-stream'),
-      };
+      const contentType = mediaType.includes('*')
+        ? (file.mimeType ?? concrete(mediaType, 'application/octet-stream'))
+        : mediaType;
+      return { body: file.bytes, contentType };
     }
   }
 }
@@ -63,7 +65,11 @@ function fieldsOf(value: unknown, arg: string, kind: string): Record<string, unk
   return value as Record<string, unknown>;
 }
 
-/** URL-encoded forms serialize each field like a query parameter (OpenAPI: form, explode by default). */
+/**
+ * URL-encoded forms (OpenAPI 3.1.2 §4.8.15.2): a field with style, explode or allowReserved in its
+ * Encoding Object is serialized like a query parameter (form, explode by default); otherwise an
+ * object field takes its default content type, JSON, and other fields the form defaults.
+ */
 function encodeForm(
   fields: Record<string, unknown>,
   encodings: Record<string, FieldEncoding>,
@@ -71,10 +77,15 @@ function encodeForm(
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     const e = encodings[name] ?? {};
+    const styled =
+      e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined;
+    const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+    const fieldValue =
+      !styled && isObject && !isUndefinedValue(value) ? JSON.stringify(value) : value;
     pairs.push(
       ...serializeQueryParameter(
         name,
-        value,
+        fieldValue,
         e.style ?? 'form',
         e.explode ?? true,
         e.allowReserved ?? false,
@@ -82,6 +93,20 @@ function encodeForm(
     );
   }
   return pairs.join('&');
+}
+
+/** Swagger 2.0 collection formats on a form field: the array is one delimited value, not several parts. */
+const JOINERS: Record<string, string> = {
+  form: ',',
+  spaceDelimited: ' ',
+  pipeDelimited: '|',
+  tabDelimited: '\t',
+};
+
+/** One concrete media type from an Encoding Object's contentType, which may list several or use wildcards. */
+function concretePartType(contentType: string | undefined): string | undefined {
+  const first = contentType?.split(',')[0]?.trim();
+  return first && !first.includes('*') ? first : undefined;
 }
 
 function encodeMultipart(
@@ -93,24 +118,41 @@ function encodeMultipart(
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined || value === null) continue;
-    const contentType = http.fieldEncodings?.[name]?.contentType;
+    const encoding = http.fieldEncodings?.[name];
+    const contentType = concretePartType(encoding?.contentType);
     if (files.has(name)) {
       for (const item of Array.isArray(value) ? value : [value]) {
         const file = decodeFile(item, `${arg}.${name}`);
         const type = file.mimeType ?? contentType ?? 'application/octet-stream';
         form.append(name, new Blob([file.bytes], { type }), file.filename ?? name);
       }
-    } else if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) {
-      for (const item of value) if (item !== null) form.append(name, String(item)); // one part per item
-    } else if (typeof value === 'object') {
-      // Objects default to application/json parts (OpenAPI Encoding Object).
-      form.append(
-        name,
-        new Blob([JSON.stringify(value)], { type: contentType ?? 'application/json' }),
-        '',
-      );
-    } else {
-      form.append(name, String(value));
+      continue;
+    }
+    // An array is one part per item (OpenAPI 3.1.2 §4.8.15.3), unless a collection format joins it.
+    const joiner =
+      Array.isArray(value) && encoding?.explode === false
+        ? JOINERS[encoding.style ?? 'form']
+        : undefined;
+    const parts: unknown[] =
+      joiner !== undefined
+        ? [(value as unknown[]).map(toPrimitiveString).join(joiner)]
+        : Array.isArray(value)
+          ? value
+          : [value];
+    for (const part of parts) {
+      if (part === null || part === undefined) continue;
+      if (typeof part === 'object') {
+        // Objects default to application/json parts.
+        form.append(
+          name,
+          new Blob([JSON.stringify(part)], { type: contentType ?? 'application/json' }),
+          '',
+        );
+      } else if (contentType) {
+        form.append(name, new Blob([String(part)], { type: contentType }), '');
+      } else {
+        form.append(name, String(part));
+      }
     }
   }
   return form;

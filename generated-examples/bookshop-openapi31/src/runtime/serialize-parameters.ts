@@ -85,6 +85,20 @@ export function isUndefinedValue(value: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 // path
 
+/** Array delimiters of the delimited styles, percent-encoded for URLs. */
+const DELIMITERS: Partial<Record<ParameterStyle, string>> = {
+  spaceDelimited: '%20',
+  pipeDelimited: '%7C',
+  tabDelimited: '%09', // Swagger 2.0 collectionFormat: tsv
+};
+
+/** The same delimiters as they appear in a header, which is not percent-encoded. */
+const RAW_DELIMITERS: Partial<Record<ParameterStyle, string>> = {
+  spaceDelimited: ' ',
+  pipeDelimited: '|',
+  tabDelimited: '\t',
+};
+
 /**
  * Serialize a path parameter (styles simple, label, matrix; anything else falls back to simple).
  * The result is fully percent-encoded and safe to splice into the path template. An empty list
@@ -135,8 +149,11 @@ export function serializePathParameter(
     return '.' + enc(value);
   }
 
-  // simple
-  if (Array.isArray(value)) return items(value).map(enc).join(',');
+  // simple (and Swagger 2.0's ssv/tsv/pipes collection formats, which join with their delimiter)
+  if (Array.isArray(value))
+    return items(value)
+      .map(enc)
+      .join(DELIMITERS[style] ?? ',');
   if (isPlainObject(value)) {
     const map = entries(value);
     return explode
@@ -148,12 +165,6 @@ export function serializePathParameter(
 
 // ---------------------------------------------------------------------------------------------
 // query
-
-const DELIMITERS: Partial<Record<ParameterStyle, string>> = {
-  spaceDelimited: '%20',
-  pipeDelimited: '%7C',
-  tabDelimited: '%09', // Swagger 2.0 collectionFormat: tsv
-};
 
 /**
  * Serialize a query parameter into already-encoded `key=value` strings, to be joined with `&`.
@@ -218,11 +229,14 @@ export function serializeHeaderParameter(
   value: unknown,
   explode: boolean,
   argument: string = name,
+  style: ParameterStyle = 'simple',
 ): string | undefined {
   if (isUndefinedValue(value)) return undefined;
   let text: string;
   if (Array.isArray(value)) {
-    text = items(value).map(toPrimitiveString).join(',');
+    text = items(value)
+      .map(toPrimitiveString)
+      .join(RAW_DELIMITERS[style] ?? ',');
   } else if (isPlainObject(value)) {
     const map = entries(value);
     text = explode

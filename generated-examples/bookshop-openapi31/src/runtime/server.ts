@@ -8,11 +8,22 @@ import {
   type CallToolResult,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { readConfig } from './config.js';
-import { executeTool } from './execute-tool.js';
+import { readConfig, type RuntimeConfig } from './config.js';
+import {
+  createCallLimits,
+  executeTool,
+  safeErrorMessage,
+  type CallAudit,
+  type CallLimits,
+} from './execute-tool.js';
 import { log } from './log.js';
+import { NO_PROGRESS, startProgress } from './progress.js';
 import { serverVariableProblems } from './servers.js';
+import { TokenSource } from './auth.js';
 import type { JsonSchema, ServerInfo, ToolDefinition } from './types.js';
+
+/** OAuth tokens, cached for the whole process (the HTTP transport builds a server per request). */
+const TOKENS = new TokenSource();
 
 export function createServer(
   info: ServerInfo,
@@ -20,6 +31,7 @@ export function createServer(
   env = process.env,
 ): McpServer {
   const config = readConfig(env, info);
+  const limits = sharedLimits(config);
   for (const problem of (info.servers ?? []).flatMap((s) => serverVariableProblems(s, env)))
     log('config_warning', { problem });
   const server = new McpServer(
@@ -36,28 +48,92 @@ export function createServer(
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: lazyJsonSchema(tool.inputSchema),
+        // Arguments the schema rejects never reach the handler; the audit line is written here.
+        inputSchema: lazyJsonSchema(tool.inputSchema, (status) =>
+          log('tool_call', { tool: tool.name, status, isError: true, ms: 0, attempts: 0 }),
+        ),
         ...(outputSchema ? { outputSchema } : {}),
         annotations: tool.annotations,
       },
       async (args, ctx) => {
         const started = Date.now();
-        const result = await executeTool(tool, args ?? {}, {
-          config,
-          env,
-          signal: ctx.mcpReq.signal,
-          checkOutput,
-        });
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        const progress =
+          progressToken === undefined
+            ? NO_PROGRESS
+            : startProgress(
+                ({ progress, message }) =>
+                  ctx.mcpReq.signal.aborted
+                    ? undefined
+                    : ctx.mcpReq.notify({
+                        method: 'notifications/progress',
+                        params: { progressToken, progress, message },
+                      }),
+                config.progressIntervalMs,
+              );
+        let result: CallToolResult;
+        let audit: CallAudit;
+        try {
+          const outcome = await executeTool(tool, args ?? {}, {
+            config,
+            env,
+            signal: ctx.mcpReq.signal,
+            checkOutput,
+            limits,
+            ...(info.securitySchemes
+              ? { auth: { schemes: info.securitySchemes, tokens: TOKENS } }
+              : {}),
+            onProgress: (message) => progress.note(message),
+          });
+          result = outcome.result as CallToolResult;
+          audit = outcome.audit;
+        } catch (error) {
+          // executeTool does not throw; should it ever, the client still gets a clean result.
+          log('tool_error', { tool: tool.name, message: (error as Error)?.message });
+          result = {
+            content: [
+              {
+                type: 'text',
+                text: `Internal error in the tool ${tool.name}: ${safeErrorMessage(error)}`,
+              },
+            ],
+            isError: true,
+          };
+          audit = { status: 'internal_error', attempts: 0 };
+        } finally {
+          progress.stop();
+        }
         log('tool_call', {
           tool: tool.name,
+          status: audit.status,
           isError: result.isError === true,
           ms: Date.now() - started,
+          attempts: audit.attempts,
+          ...(config.logBodies
+            ? { requestBody: audit.requestBody, responseBody: audit.responseBody }
+            : {}),
         });
-        return result as CallToolResult;
+        return result;
       },
     );
   }
   return server;
+}
+
+/**
+ * The rate limit and the concurrency cap hold for the whole process: the HTTP transport makes a
+ * server per request, and every one of them must draw on the same budget.
+ */
+const limitsBySettings = new Map<string, CallLimits>();
+
+function sharedLimits(config: RuntimeConfig): CallLimits {
+  const key = [config.rateLimitPerMinute, config.rateBurst, config.maxConcurrency].join('/');
+  let limits = limitsBySettings.get(key);
+  if (!limits) {
+    limits = createCallLimits(config);
+    limitsBySettings.set(key, limits);
+  }
+  return limits;
 }
 
 type Args = Record<string, unknown>;
@@ -67,7 +143,10 @@ type Args = Record<string, unknown>;
  * wrapped; for a 1,000-tool API doing that for every tool at start-up costs seconds, and one schema
  * Ajv cannot compile would stop the whole server instead of failing only calls to that tool.
  */
-function lazyJsonSchema(schema: JsonSchema): StandardSchemaWithJSON<Args, Args> {
+function lazyJsonSchema(
+  schema: JsonSchema,
+  onRejected?: (status: 'invalid_arguments' | 'internal_error') => void,
+): StandardSchemaWithJSON<Args, Args> {
   let compiled: StandardSchemaWithJSON<Args, Args> | undefined;
   return {
     '~standard': {
@@ -78,13 +157,17 @@ function lazyJsonSchema(schema: JsonSchema): StandardSchemaWithJSON<Args, Args> 
         try {
           compiled ??= fromJsonSchema<Args>(schema);
         } catch (error) {
+          onRejected?.('internal_error');
           return {
             issues: [
               { message: `this tool's schema cannot be compiled: ${(error as Error).message}` },
             ],
           };
         }
-        return compiled['~standard'].validate(value);
+        const result = compiled['~standard'].validate(value);
+        if (onRejected && !(result instanceof Promise) && (result.issues?.length ?? 0) > 0)
+          onRejected('invalid_arguments');
+        return result;
       },
     },
   };

@@ -214,7 +214,7 @@ export function buildRequest(
       );
     } else if (b.in === 'header') {
       if (IGNORED_HEADER_PARAMS.has(b.name.toLowerCase())) continue;
-      const text = serializeHeaderParameter(b.name, value, b.explode, b.arg);
+      const text = serializeHeaderParameter(b.name, value, b.explode, b.arg, b.style);
       if (text !== undefined) headers[b.name] = text;
     } else if (b.in === 'cookie') {
       cookies.push(...serializeCookieParameter(b.name, value, b.explode));

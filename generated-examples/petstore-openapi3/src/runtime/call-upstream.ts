@@ -15,7 +15,13 @@ export type UpstreamResult =
       body: Uint8Array;
       truncated: boolean;
     }
-  | { ok: false; kind: 'timeout' | 'aborted' | 'network'; message: string };
+  | {
+      ok: false;
+      kind: 'timeout' | 'aborted' | 'network';
+      message: string;
+      /** For network failures: the system or parser error code (ECONNREFUSED, HPE_...), if any. */
+      code?: string;
+    };
 
 export interface CallUpstreamOptions {
   timeoutMs: number;
@@ -84,30 +90,39 @@ async function readLimited(
   return { body, truncated };
 }
 
-/** `ECONNREFUSED`-style code or a short message from the error chain, without stack or URL. */
-function describeCause(error: unknown): string {
+/**
+ * `ECONNREFUSED`-style code or a short message from the error chain, without stack, URL or file
+ * path, and the code itself when there is one.
+ */
+function describeCause(error: unknown): { text: string; code?: string } {
   let current: unknown = error;
   let fallback: string | undefined;
+  let code: string | undefined;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
     const e = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const message = typeof e.message === 'string' && e.message !== 'fetch failed' ? e.message : '';
+    const message =
+      typeof e.message === 'string' && e.message !== 'fetch failed'
+        ? (e.message.split('\n')[0] ?? '')
+        : '';
     if (typeof e.code === 'string' && e.code !== '') {
+      code = e.code;
       // System codes (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED...) say it all; undici's own
-      // codes (UND_ERR_SOCKET) do not, so keep their message ("other side closed").
-      fallback = e.code.startsWith('UND_ERR') && message ? `${message} (${e.code})` : e.code;
+      // codes (UND_ERR_SOCKET) and the HTTP parser's (HPE_...) do not, so keep their message.
+      fallback = /^(UND_ERR|HPE_)/.test(e.code) && message ? `${message} (${e.code})` : e.code;
       break;
     }
     if (message) fallback ??= message;
     current = e.cause;
   }
   // Messages can embed a URL; keep only its origin (drops credentials, path and query).
-  return (fallback ?? 'unknown error').replace(/\bhttps?:\/\/\S+/gi, (m) => {
+  const text = (fallback ?? 'unknown error').replace(/\bhttps?:\/\/\S+/gi, (m) => {
     try {
       return new URL(m).origin;
     } catch {
       return '<url>';
     }
   });
+  return code === undefined ? { text } : { text, code };
 }
 
 function isRedirect(status: number): boolean {
@@ -188,14 +203,20 @@ export async function callUpstream(
     if (opts.signal?.aborted) {
       return { ok: false, kind: 'aborted', message: 'Upstream request was cancelled' };
     }
-    const cause = describeCause(error);
-    // Refused or unresolvable: nothing was sent. A connection lost once open may have delivered the
-    // request, so the model must not assume it is safe to repeat a non-idempotent call.
+    const { text: cause, code } = describeCause(error);
+    // Refused or unresolvable: nothing was sent. A connection lost once open, or an answer that is
+    // not HTTP, may follow a delivered request, so the model must not assume it is safe to repeat
+    // a non-idempotent call.
     const lost = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/i.test(cause);
+    const garbled = code?.startsWith('HPE_') === true;
     const message = lost
       ? `Connection to ${origin} was lost before a complete response arrived (${cause}); the API may or may not have processed the request`
-      : `Could not reach ${origin}: ${cause}`;
-    return { ok: false, kind: 'network', message };
+      : garbled
+        ? `The upstream at ${origin} answered with something that is not valid HTTP (${cause}); the API may or may not have processed the request`
+        : `Could not reach ${origin}: ${cause}`;
+    return code === undefined
+      ? { ok: false, kind: 'network', message }
+      : { ok: false, kind: 'network', message, code };
   } finally {
     combined.dispose();
   }
