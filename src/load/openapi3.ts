@@ -39,7 +39,7 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
 
   const servers = asArray(doc.servers).map(toServer);
   const securitySchemes = toSecuritySchemes(asRecord(asRecord(doc.components).securitySchemes), false);
-  const globalSecurity = toSecurity(doc.security, securitySchemes);
+  const globalSecurity = toSecurity(doc.security);
   const operations: ApiOperation[] = [];
   for (const [path, pathItemValue] of Object.entries(asRecord(doc.paths))) {
     const pathItem = asRecord(pathItemValue);
@@ -47,7 +47,7 @@ export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30
       const op = pathItem[method.toLowerCase()];
       if (!op || typeof op !== 'object') continue;
       const operation = toOperation(path, method, pathItem, asRecord(op), toSchema);
-      const security = toSecurity(asRecord(op).security, securitySchemes) ?? globalSecurity;
+      const security = toSecurity(asRecord(op).security) ?? globalSecurity;
       operations.push(security ? { ...operation, security } : operation);
     }
   }

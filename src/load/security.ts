@@ -52,12 +52,14 @@ function apiKeyLocation(value: unknown): 'header' | 'query' | 'cookie' {
   return value === 'query' || value === 'cookie' ? value : 'header';
 }
 
-/** A security requirement list; schemes the spec does not define are dropped from an alternative. */
-export function toSecurity(value: unknown, known: Record<string, ApiSecurityScheme>): SecurityRequirement[] | undefined {
+/**
+ * A security requirement list. A scheme the server cannot apply (mutualTLS, unknown types) stays in
+ * its alternative, which the runtime then cannot satisfy: dropping it would send the call without
+ * credentials as if the operation were public.
+ */
+export function toSecurity(value: unknown): SecurityRequirement[] | undefined {
   if (!Array.isArray(value)) return undefined;
   return asArray(value).map((alternative) =>
-    Object.entries(asRecord(alternative))
-      .filter(([scheme]) => scheme in known)
-      .map(([scheme, scopes]) => ({ scheme, scopes: asArray(scopes).map(String) })),
+    Object.entries(asRecord(alternative)).map(([scheme, scopes]) => ({ scheme, scopes: asArray(scopes).map(String) })),
   );
 }

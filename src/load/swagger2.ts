@@ -31,7 +31,7 @@ export function swagger2ToModel(doc: Doc): ApiModel {
   for (const [name, schema] of Object.entries(asRecord(doc.definitions))) schemaNames.set(toSchema(schema), name);
 
   const securitySchemes = toSecuritySchemes(asRecord(doc.securityDefinitions), true);
-  const globalSecurity = toSecurity(doc.security, securitySchemes);
+  const globalSecurity = toSecurity(doc.security);
   const consumes = stringList(doc.consumes);
   const produces = stringList(doc.produces);
   const operations: ApiOperation[] = [];
@@ -41,7 +41,7 @@ export function swagger2ToModel(doc: Doc): ApiModel {
       const op = asRecord(pathItem[method.toLowerCase()]);
       if (Object.keys(op).length === 0) continue;
       const operation = toOperation(path, method, pathItem, op, toSchema, stringList(op.consumes) ?? consumes, stringList(op.produces) ?? produces);
-      const security = toSecurity(op.security, securitySchemes) ?? globalSecurity;
+      const security = toSecurity(op.security) ?? globalSecurity;
       operations.push(security ? { ...operation, security } : operation);
     }
   }

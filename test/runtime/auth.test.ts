@@ -60,7 +60,7 @@ describe('authorize', () => {
     const tokens = new TokenSource();
     const env = { HEADER_KEY: 'h-key', QUERY_KEY: 'q key&x', COOKIE_KEY: 'c-key' };
     expect((await authorize(request(), one('HeaderKey'), schemes(), env, tokens)).headers['X-API-Key']).toBe('h-key');
-    expect((await authorize(request(), one('QueryKey'), schemes(), env, tokens)).url).toBe('https://api.example.test/v1/pets?limit=1&api_key=q+key%26x');
+    expect((await authorize(request(), one('QueryKey'), schemes(), env, tokens)).url).toBe('https://api.example.test/v1/pets?limit=1&api_key=q%20key%26x');
     expect((await authorize(request(), one('CookieKey'), schemes(), env, tokens)).headers.Cookie).toBe('session=c-key');
   });
 
@@ -145,7 +145,7 @@ describe('secrets never leak into results', () => {
   it('lists secret values from the environment and redacts every occurrence', () => {
     const env = { HEADER_KEY: 'h-key-123', BASIC_USERNAME: 'ann', BASIC_PASSWORD: 'pw-4567', MACHINE_CLIENT_SECRET: 'cs-890' };
     const secrets = secretValues(schemes(), env);
-    expect(secrets.sort()).toEqual(['cs-890', 'h-key-123', 'pw-4567']);
+    expect(secrets.sort()).toEqual([Buffer.from('ann:pw-4567').toString('base64'), 'cs-890', 'h-key-123', 'pw-4567'].sort());
     expect(redact('echo: h-key-123 and pw-4567, h-key-123', secrets)).toBe('echo: [redacted] and [redacted], [redacted]');
   });
 });

@@ -8,7 +8,7 @@ import type { SecurityAlternative, SecuritySchemeDef } from './types.js';
 
 type Env = Record<string, string | undefined>;
 
-/** A missing credential: the call fails with a message naming the variables to set. */
+/** A credential problem (missing, refused, token endpoint unreachable): a clear error, never a secret. */
 export class MissingCredentialError extends Error {}
 
 /** Everything a scheme needs from the environment, or the names of what is missing. */
@@ -55,7 +55,7 @@ export class TokenSource {
     const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString(
       'base64',
     );
-    const response = await this.fetchImpl(tokenUrl, {
+    const response = await this.reach(tokenUrl, 'token endpoint', {
       method: 'POST',
       headers: {
         Authorization: `Basic ${basic}`,
@@ -85,20 +85,48 @@ export class TokenSource {
     return json.access_token;
   }
 
-  /** Tokens fetched so far, so results can be scrubbed of them too. */
+  /** Tokens fetched so far (also ones since dropped), so results can be scrubbed of them. */
   fetchedTokens(): string[] {
-    return [...this.tokens.values()].map((t) => t.token);
+    return [...this.tokens.values()].map((t) => t.token).concat(this.retired);
   }
 
-  /** Forgets cached tokens, e.g. after the API rejected one. */
+  /** Forgets cached tokens, e.g. after the API rejected one; they stay known for redaction. */
   invalidate(): void {
+    for (const t of this.tokens.values()) this.retired.push(t.token);
+    this.retired.splice(0, Math.max(0, this.retired.length - 20));
     this.tokens.clear();
+  }
+
+  private readonly retired: string[] = [];
+
+  /** fetch, with a failure to connect reported as a credential problem rather than a server bug. */
+  private async reach(url: string, what: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchImpl(url, init);
+    } catch (error) {
+      const reason =
+        (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError'
+          ? 'timed out or was cancelled'
+          : 'could not be reached';
+      let origin = url;
+      try {
+        origin = new URL(url).origin;
+      } catch {
+        // keep the text as given
+      }
+      throw new MissingCredentialError(
+        `The ${what} at ${origin} ${reason}, so no access token could be obtained.`,
+      );
+    }
   }
 
   private async discover(url: string, signal?: AbortSignal): Promise<string> {
     const known = this.endpoints.get(url);
     if (known) return known;
-    const response = await this.fetchImpl(url, { headers: { Accept: 'application/json' }, signal });
+    const response = await this.reach(url, 'OpenID Connect discovery', {
+      headers: { Accept: 'application/json' },
+      signal,
+    });
     const json = (await response.json().catch(() => ({}))) as { token_endpoint?: unknown };
     if (!response.ok || typeof json.token_endpoint !== 'string') {
       throw new MissingCredentialError(
@@ -123,21 +151,26 @@ export async function authorize(
   signal?: AbortSignal,
 ): Promise<UpstreamRequest> {
   if (!alternatives || alternatives.length === 0) return request;
-  const usable = alternatives.find((alt) =>
-    alt.every(
-      (r) =>
-        schemes[r.scheme] &&
-        missingVariables(schemes[r.scheme] as SecuritySchemeDef, env).length === 0,
-    ),
-  );
+  const satisfiable = (alt: SecurityAlternative) =>
+    alt.every((r) => {
+      const def = schemes[r.scheme];
+      return def !== undefined && missingVariables(def, env).length === 0;
+    });
+  // Credentials that are set are sent even when security is optional ({}), whatever the order.
+  const usable =
+    alternatives.find((alt) => alt.length > 0 && satisfiable(alt)) ??
+    alternatives.find((alt) => alt.length === 0);
   if (!usable) {
     const options = alternatives
       .filter((alt) => alt.length > 0)
       .map((alt) =>
         alt
-          .flatMap((r) =>
-            schemes[r.scheme] ? missingVariables(schemes[r.scheme] as SecuritySchemeDef, env) : [],
-          )
+          .flatMap((r) => {
+            const def = schemes[r.scheme];
+            return def
+              ? missingVariables(def, env)
+              : [`credentials of the "${r.scheme}" scheme (not supported by this server)`];
+          })
           .join(' and '),
       );
     throw new MissingCredentialError(
@@ -170,9 +203,11 @@ async function applyScheme(
           .filter(Boolean)
           .join('; ');
       else {
-        const url = new URL(request.url);
-        url.searchParams.append(def.name, value);
-        return { ...request, url: url.href };
+        // Appended as text: URLSearchParams would re-encode the query the runtime already built.
+        const pair = `${encodeURIComponent(def.name)}=${encodeURIComponent(value)}`;
+        const [base, hash] = request.url.split('#', 2) as [string, string | undefined];
+        const url = `${base}${base.includes('?') ? '&' : '?'}${pair}${hash !== undefined ? `#${hash}` : ''}`;
+        return { ...request, url };
       }
       return request;
     }
@@ -198,19 +233,40 @@ export function secretValues(
   schemes: Readonly<Record<string, SecuritySchemeDef>>,
   env: Env,
 ): string[] {
-  const names = Object.values(schemes).flatMap((d) =>
-    d.type === 'basic'
-      ? [d.passwordEnv]
-      : d.type === 'clientCredentials'
-        ? [d.env, d.clientSecretEnv]
-        : [d.env],
-  );
-  return names.map((n) => env[n]?.trim() ?? '').filter((v) => v.length >= 4);
+  const values: string[] = [];
+  for (const d of Object.values(schemes)) {
+    const names =
+      d.type === 'basic'
+        ? [d.passwordEnv]
+        : d.type === 'clientCredentials'
+          ? [d.env, d.clientSecretEnv]
+          : [d.env];
+    values.push(...names.map((n) => clean(env[n])));
+    // An echoed Authorization header shows the Basic credentials base64-encoded.
+    if (d.type === 'basic' && clean(env[d.passwordEnv])) {
+      const pair = `${clean(env[d.usernameEnv])}:${clean(env[d.passwordEnv])}`;
+      values.push(Buffer.from(pair).toString('base64'));
+    }
+  }
+  return values.filter((v) => v.length >= 4);
 }
 
-/** Replaces every occurrence of a secret with [redacted]. */
+/**
+ * Replaces every occurrence of a secret with [redacted]: as it is, and in the encodings an API may
+ * echo it in (percent-encoded, form-encoded, escaped inside JSON text).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets) {
+    const forms = new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+    ]);
+    for (const form of [...forms].sort((a, b) => b.length - a.length)) {
+      out = out.split(form).join('[redacted]');
+    }
+  }
   return out;
 }

@@ -239,7 +239,8 @@ async function runCall(
     return failureResult(outcome.message + attemptsNote(sent));
   }
   audit.status = outcome.status;
-  // A rejected OAuth token may have been revoked early: fetch a fresh one next time.
+  // A rejected OAuth token may have been revoked early: fetch a fresh one next time (it stays
+  // known to the redaction of this result).
   if (outcome.status === 401) ctx.auth?.tokens.invalidate();
   if (config.logBodies) audit.responseBody = describeResponseBody(outcome);
   const result = toToolResult(tool, outcome, ctx.checkOutput);
