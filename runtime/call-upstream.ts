@@ -38,7 +38,7 @@ const MAX_REDIRECTS = 5;
  * with AbortSignal.any/timeout so that it works on every Node 20 and so we know which of the
  * two fired (the message differs) and can clear the timer as soon as the body is read.
  */
-function combineSignals(timeoutMs: number, outer: AbortSignal | undefined) {
+export function combineSignals(timeoutMs: number, outer: AbortSignal | undefined) {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -1,6 +1,6 @@
 import { MissingCredentialError, TokenSource, authorize, redact, secretValues } from './auth.js';
 import { ArgumentError, buildRequest, type UpstreamRequest } from './build-request.js';
-import { callUpstream, type UpstreamResult } from './call-upstream.js';
+import { callUpstream, combineSignals, type UpstreamResult } from './call-upstream.js';
 import { Semaphore, type Release } from './concurrency.js';
 import { baseUrlProblem, type RuntimeConfig } from './config.js';
 import { log } from './log.js';
@@ -140,7 +140,7 @@ async function runCall(
     return failureResult(rateLimitedMessage(rate.retryAfterMs, config.rateLimitPerMinute));
   }
 
-  const call = deadlineSignal(Math.max(1, deadline - now()), ctx.signal);
+  const call = combineSignals(Math.max(1, deadline - now()), ctx.signal);
   try {
     if (ctx.auth) {
       const { schemes, tokens } = ctx.auth;
@@ -306,27 +306,6 @@ async function acquireSlot(
   );
   const release = await semaphore.acquire(signal);
   return release ? { release, queued: true } : undefined;
-}
-
-/** Aborted by the caller's signal or when `ms` have passed, whichever comes first. */
-function deadlineSignal(ms: number, outer: AbortSignal | undefined) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`Timed out after ${ms} ms`, 'TimeoutError'));
-  }, ms);
-  const onAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    dispose: () => {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
