@@ -80,9 +80,8 @@ export function createServer(
             signal: ctx.mcpReq.signal,
             checkOutput,
             limits,
-            ...(info.securitySchemes
-              ? { auth: { schemes: info.securitySchemes, tokens: TOKENS } }
-              : {}),
+            // Always on: an operation naming a scheme the spec never declares must not go out as public.
+            auth: { schemes: info.securitySchemes ?? {}, tokens: TOKENS },
             onProgress: (message) => progress.note(message),
           });
           result = outcome.result as CallToolResult;

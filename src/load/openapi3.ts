@@ -13,7 +13,7 @@ import type {
   Schema,
   ServerVariable,
 } from '../model/api-model.js';
-import { createDialectConverter, type SchemaDialect } from './schema-dialect.js';
+import { createDialectConverter, isDraft4, type SchemaDialect } from './schema-dialect.js';
 import { toSecurity, toSecuritySchemes } from './security.js';
 import { HTTP_METHODS, jsonPointer, type Doc, asRecord, asArray, optionalString } from './spec-shape.js';
 
@@ -30,7 +30,8 @@ const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 /** OpenAPI 3.0 / 3.1 (dereferenced) → the intermediate model. */
 export function openApi3ToModel(doc: Doc, dialect: Extract<SchemaDialect, 'oas30' | 'oas31'>): ApiModel {
-  const toSchema = createDialectConverter(dialect);
+  // A 3.1 document may declare draft-04 as its schemas' dialect; then they follow draft-04 rules.
+  const toSchema = createDialectConverter(dialect === 'oas31' && isDraft4(doc.jsonSchemaDialect) ? 'oas30' : dialect);
   const info = asRecord(doc.info);
   const schemaNames = new Map<Schema, string>();
   for (const [name, schema] of Object.entries(asRecord(asRecord(doc.components).schemas))) {

@@ -58,7 +58,16 @@ export function createDialectConverter(dialect: SchemaDialect): (schema: unknown
     }
     if ('example' in source && !('examples' in source)) out.examples = [source.example];
     if (dialect === 'oas31' && Array.isArray(source.examples)) out.examples = source.examples;
-    if (dialect !== 'oas31') applyDraft4Rules(source, out, dialect);
+    // OAS 3.1 lets a schema (or the whole document) declare draft-04; its rules apply there too,
+    // and to a boolean exclusiveMinimum/Maximum, which only draft-04 can mean, whatever is declared.
+    const booleanBounds = typeof source.exclusiveMinimum === 'boolean' || typeof source.exclusiveMaximum === 'boolean';
+    if (dialect !== 'oas31' || isDraft4(source.$schema) || booleanBounds) applyDraft4Rules(source, out, dialect);
+    // A discriminator tells the branches apart by a property's value, not by their shapes: for
+    // JSON Schema alone they may all match, so "exactly one" (oneOf) becomes "any" (anyOf).
+    if (source.discriminator !== undefined && Array.isArray(out.oneOf) && out.anyOf === undefined) {
+      out.anyOf = out.oneOf;
+      delete out.oneOf;
+    }
     return out;
   };
   return convert;
@@ -98,4 +107,8 @@ function makeNullable(out: Schema): void {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function isDraft4(schemaUri: unknown): boolean {
+  return typeof schemaUri === 'string' && /json-schema\.org\/draft-04\/schema/.test(schemaUri);
 }

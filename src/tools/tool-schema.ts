@@ -44,6 +44,14 @@ function relaxOutput(out: Schema): void {
   }
 }
 
+/** The formats MCP clients' validators know (Ajv with ajv-formats): others are kept as a note. */
+const KNOWN_FORMATS = new Set([
+  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference',
+  'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer',
+  'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double',
+  'password', 'binary',
+]);
+
 export interface ToolSchemaConverter {
   /** A finite JSON Schema 2020-12 for one of the roots; recursive parts become `$ref: #/$defs/...`. */
   convert(schema: Schema): Schema;
@@ -137,6 +145,11 @@ export function createToolSchemaConverter(
       else delete out.required;
     }
     if (Array.isArray(out.enum)) out.enum = uniqueValues(out.enum);
+    if (typeof out.format === 'string' && !KNOWN_FORMATS.has(out.format)) {
+      // Validators warn about formats they do not know (on the server's stderr); a note says as much.
+      out.description = appendSentence(out.description, `Format: ${out.format}.`);
+      delete out.format;
+    }
     if (typeof out.pattern === 'string' && !isUnicodeRegex(out.pattern)) {
       out.description = appendSentence(out.description, `Must match the pattern ${out.pattern}.`);
       delete out.pattern;

@@ -59,7 +59,7 @@ describe('tool-schema: keyword filtering', () => {
     additionalProperties: false,
     minProperties: 1,
     properties: {
-      code: { type: 'string', pattern: '^[A-Z]{3}$', minLength: 3, maxLength: 3, format: 'iso-4217', default: 'EUR' },
+      code: { type: 'string', pattern: '^[A-Z]{3}$', minLength: 3, maxLength: 3, format: 'uuid', default: 'EUR' },
       count: { type: 'integer', minimum: 0, maximum: 10, multipleOf: 2, examples: [4] },
       when: { type: 'string', format: 'date-time', deprecated: true },
       tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 5, uniqueItems: true },
@@ -257,5 +257,14 @@ describe('appendSentence', () => {
     ['Old?  ', 'New.', 'Old? New.'],
   ])('%j + %j → %j', (given, sentence, want) => {
     expect(appendSentence(given, sentence)).toBe(want);
+  });
+});
+
+describe('tool-schema: formats MCP clients do not know', () => {
+  it('moves an unknown format into the description (validators would warn on stderr), keeps known ones', () => {
+    const out = run('input', { type: 'object', properties: { page: { type: 'string', format: 'html', description: 'A page' }, id: { type: 'string', format: 'uuid' } } });
+    const props = out.properties as Record<string, Schema>;
+    expect(props.page).toEqual({ type: 'string', description: 'A page. Format: html.' });
+    expect(props.id).toEqual({ type: 'string', format: 'uuid' });
   });
 });

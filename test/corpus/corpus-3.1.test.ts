@@ -1,0 +1,27 @@
+/**
+ * Every OpenAPI 3.1 document of @readme/oas-examples (JSON variants), end to end: generate, build
+ * with strict tsc, start and list with the v1 and v2 MCP clients, Ajv-compile every schema, and
+ * answer one tool call. See test/support/corpus-suite.ts for what each stage checks.
+ */
+import { oasExampleDocuments } from '../support/corpus.js';
+import {
+  defineCorpusSuite,
+  type ExpectedRejections,
+  type KnownFailures,
+} from '../support/corpus-suite.js';
+
+/**
+ * Real, reproduced generator/runtime bugs; each entry's test runs as it.fails. Empty: the ones this
+ * suite found (draft-04 in 3.1, unknown formats on stderr, undeclared schemes) are fixed.
+ */
+const KNOWN_FAILURES: KnownFailures = {};
+
+/** Documents that are invalid, so that rejecting them is right. */
+const EXPECTED_REJECTIONS: ExpectedRejections = {};
+
+defineCorpusSuite({
+  name: 'oas-examples 3.1',
+  documents: oasExampleDocuments('3.1'),
+  knownFailures: KNOWN_FAILURES,
+  expectedRejections: EXPECTED_REJECTIONS,
+});
