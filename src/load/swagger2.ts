@@ -30,6 +30,7 @@ export function swagger2ToModel(doc: Doc): ApiModel {
   const schemaNames = new Map<Schema, string>();
   for (const [name, schema] of Object.entries(asRecord(doc.definitions))) schemaNames.set(toSchema(schema), name);
 
+  const base = baseUrl(doc);
   const securitySchemes = toSecuritySchemes(asRecord(doc.securityDefinitions), true);
   const globalSecurity = toSecurity(doc.security);
   const consumes = stringList(doc.consumes);
@@ -50,8 +51,8 @@ export function swagger2ToModel(doc: Doc): ApiModel {
     title: optionalString(info.title) ?? 'API',
     version: optionalString(info.version) ?? '0.0.0',
     description: optionalString(info.description),
-    baseUrl: baseUrl(doc),
-    servers: [{ url: baseUrl(doc), variables: [] }],
+    baseUrl: base,
+    servers: [{ url: base, variables: [] }],
     securitySchemes,
     operations,
     schemaNames,

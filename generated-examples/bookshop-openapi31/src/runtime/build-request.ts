@@ -62,21 +62,6 @@ function isDotSegment(segment: string): boolean {
   return s === '.' || s === '..';
 }
 
-function mediaTypeEssence(mediaType: string | undefined): string | undefined {
-  return mediaType?.split(';')[0]?.trim().toLowerCase();
-}
-
-export function isJsonMediaType(mediaType: string | undefined): boolean {
-  const essence = mediaTypeEssence(mediaType);
-  return (
-    essence === undefined ||
-    essence === '' ||
-    essence === '*/*' ||
-    essence === 'application/json' ||
-    essence.endsWith('+json')
-  );
-}
-
 function substitutePath(
   template: string,
   bindings: ParamBinding[],

@@ -269,18 +269,6 @@ export function serializeHeaderParameter(
  * spaces and quotes out of the Cookie header.
  */
 export function serializeCookieParameter(name: string, value: unknown, explode: boolean): string[] {
-  if (isUndefinedValue(value)) return [];
-  const enc = (v: unknown): string => encodeStrict(toPrimitiveString(v));
-  const n = encodeStrict(name);
-  if (Array.isArray(value)) {
-    const list = items(value);
-    return explode ? list.map((v) => `${n}=${enc(v)}`) : [`${n}=${list.map(enc).join(',')}`];
-  }
-  if (isPlainObject(value)) {
-    const map = entries(value);
-    return explode
-      ? map.map(([k, v]) => `${encodeStrict(k)}=${enc(v)}`)
-      : [`${n}=${map.flatMap(([k, v]) => [encodeStrict(k), enc(v)]).join(',')}`];
-  }
-  return [`${n}=${enc(value)}`];
+  // Exactly the query string's form style, without allowReserved.
+  return serializeQueryParameter(name, value, 'form', explode);
 }
